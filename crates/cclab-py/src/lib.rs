@@ -1,0 +1,171 @@
+//! Python bindings: thin wrappers around `cclab-sim`, no logic of their own.
+//!
+//! Every call into the core is wrapped so that a Rust panic becomes a Python
+//! `RuntimeError` naming it as an internal error, never a `PanicException`.
+//! Long calls release the GIL.
+
+use cclab_sim::results::{Column, RunOutput, Table};
+use cclab_sim::scenario::{Built, Scenario, ScenarioError};
+use cclab_sim::units::SimTime;
+use numpy::IntoPyArray;
+use pyo3::create_exception;
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+create_exception!(_core, ScenarioErrorPy, PyValueError, "A scenario field failed validation.");
+
+fn scenario_err(py: Python<'_>, e: ScenarioError) -> PyErr {
+    let err = ScenarioErrorPy::new_err(e.to_string());
+    let v = err.value(py);
+    let _ = v.setattr("field", e.field);
+    let _ = v.setattr("value", e.value);
+    let _ = v.setattr("accepted", e.accepted);
+    err
+}
+
+fn guard<T>(f: impl FnOnce() -> T) -> PyResult<T> {
+    catch_unwind(AssertUnwindSafe(f)).map_err(|p| {
+        let msg = p
+            .downcast_ref::<String>()
+            .cloned()
+            .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+            .unwrap_or_else(|| "unknown".into());
+        PyRuntimeError::new_err(format!("internal error in the cclab core (please report it): {msg}"))
+    })
+}
+
+fn parse(py: Python<'_>, scenario_json: &str) -> PyResult<Scenario> {
+    guard(|| Scenario::from_json(scenario_json))?.map_err(|e| scenario_err(py, e))
+}
+
+/// One simulation, advanced in steps so Python can show progress and stay interruptible.
+#[pyclass(module = "cclab._core")]
+struct Sim {
+    built: Built,
+}
+
+#[pymethods]
+impl Sim {
+    #[new]
+    fn new(py: Python<'_>, scenario_json: &str, seed: u64) -> PyResult<Self> {
+        let sc = parse(py, scenario_json)?;
+        let built = guard(|| sc.build(seed))?.map_err(|e| scenario_err(py, e))?;
+        Ok(Sim { built })
+    }
+
+    /// Simulated duration, seconds.
+    #[getter]
+    fn duration(&self) -> f64 {
+        self.built.duration.secs_f64()
+    }
+
+    /// Current simulated time, seconds.
+    #[getter]
+    fn now(&self) -> f64 {
+        self.built.sim.now().secs_f64()
+    }
+
+    /// One BDP in packets on a dumbbell, else None.
+    #[getter]
+    fn bdp_pkts(&self) -> Option<f64> {
+        self.built.bdp_pkts
+    }
+
+    #[getter]
+    fn events(&self) -> u64 {
+        self.built.sim.events_handled
+    }
+
+    /// Runs until `t` seconds (capped at the duration), without the GIL.
+    fn run_until(&mut self, py: Python<'_>, t: f64) -> PyResult<()> {
+        if !t.is_finite() || t < 0.0 {
+            return Err(PyValueError::new_err(format!("run_until: t = {t}; accepted: seconds >= 0")));
+        }
+        let until = SimTime::from_secs_f64(t).min(self.built.duration);
+        let built = &mut self.built;
+        py.allow_threads(|| guard(|| built.sim.run_until(until)))
+    }
+
+    /// The results so far, as {table: {column: array}} plus "summary": {name: value}.
+    fn results<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let end = self.built.sim.now();
+        let out = guard(|| cclab_sim::results::collect(&self.built.sim, end))?;
+        output_to_py(py, out)
+    }
+}
+
+fn table_to_py<'py>(py: Python<'py>, t: Table) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    for (name, col) in t.columns {
+        match col {
+            Column::F64(v) => d.set_item(name, v.into_pyarray(py))?,
+            Column::U64(v) => d.set_item(name, v.into_pyarray(py))?,
+            Column::Str(v) => d.set_item(name, PyList::new(py, v)?)?,
+        }
+    }
+    Ok(d)
+}
+
+fn output_to_py(py: Python<'_>, out: RunOutput) -> PyResult<Bound<'_, PyDict>> {
+    let d = PyDict::new(py);
+    d.set_item("flows", table_to_py(py, out.flows)?)?;
+    d.set_item("queues", table_to_py(py, out.queues)?)?;
+    d.set_item("links", table_to_py(py, out.links)?)?;
+    d.set_item("flow_series", table_to_py(py, out.flow_series)?)?;
+    d.set_item("queue_series", table_to_py(py, out.queue_series)?)?;
+    let s = PyDict::new(py);
+    for (k, v) in out.summary {
+        s.set_item(k, v)?;
+    }
+    d.set_item("summary", s)?;
+    Ok(d)
+}
+
+/// Validates a scenario given as JSON; returns it normalized, as JSON.
+#[pyfunction]
+fn check_scenario(py: Python<'_>, scenario_json: &str, seed: u64) -> PyResult<String> {
+    let sc = parse(py, scenario_json)?;
+    guard(|| sc.build(seed).map(|_| ()))?.map_err(|e| scenario_err(py, e))?;
+    Ok(sc.to_json())
+}
+
+/// Parses a TOML scenario into JSON (field errors carry the TOML path).
+#[pyfunction]
+fn scenario_from_toml(py: Python<'_>, text: &str) -> PyResult<String> {
+    let sc = guard(|| Scenario::from_toml(text))?.map_err(|e| scenario_err(py, e))?;
+    Ok(sc.to_json())
+}
+
+/// Renders a scenario given as JSON in TOML.
+#[pyfunction]
+fn scenario_to_toml(py: Python<'_>, scenario_json: &str) -> PyResult<String> {
+    let sc = parse(py, scenario_json)?;
+    guard(|| sc.to_toml())
+}
+
+/// The registered congestion-control algorithms: [(name, summary)].
+#[pyfunction]
+fn algorithms() -> Vec<(&'static str, &'static str)> {
+    cclab_sim::cc::REGISTRY.iter().map(|r| (r.name, r.summary)).collect()
+}
+
+/// The loss recoveries a flow can use.
+#[pyfunction]
+fn recoveries() -> Vec<&'static str> {
+    vec!["reno", "newreno", "sack"]
+}
+
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<Sim>()?;
+    m.add("ScenarioError", m.py().get_type::<ScenarioErrorPy>())?;
+    m.add_function(wrap_pyfunction!(check_scenario, m)?)?;
+    m.add_function(wrap_pyfunction!(scenario_from_toml, m)?)?;
+    m.add_function(wrap_pyfunction!(scenario_to_toml, m)?)?;
+    m.add_function(wrap_pyfunction!(algorithms, m)?)?;
+    m.add_function(wrap_pyfunction!(recoveries, m)?)?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}

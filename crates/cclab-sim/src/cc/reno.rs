@@ -1,0 +1,120 @@
+//! Reno / NewReno window policy: additive increase, multiplicative decrease.
+//!
+//! Source: RFC 5681 (TCP congestion control), sections 3.1–3.2; NewReno's
+//! recovery (RFC 6582) is the engine's business, not the window policy's, so
+//! `reno` and `newreno` share this file and differ only in the loss recovery
+//! the flow uses by default (see `tcp::recovery`).
+//!
+//! - Slow start: `cwnd += acked` while `cwnd < ssthresh` (RFC 5681 with
+//!   appropriate byte counting, RFC 3465, limit L = unbounded at 1 ACK per packet).
+//! - Congestion avoidance: `cwnd += a/cwnd` per acknowledged packet (RFC 5681 eq. 3).
+//! - Loss: `ssthresh = max(beta * cwnd, 2)`.
+//!
+//! Choices where the RFC is silent or offers options:
+//! - The decrease is taken from `cwnd`, as ns-2's agents and Linux
+//!   (`tcp_reno_ssthresh`) do, not from FlightSize as RFC 5681 eq. (4) says;
+//!   the two differ only when the sender is application- or receiver-limited.
+//!
+//! | parameter | meaning | default | range |
+//! |---|---|---|---|
+//! | `a` | additive increase, packets per RTT | 1 | (0, 100] |
+//! | `beta` | multiplicative decrease factor | 0.5 | (0, 1) |
+
+use super::{additive_increase, slow_start, CongestionControl, ParamError, ParamReader, Params, SenderView};
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RenoConfig {
+    /// Packets added per RTT in congestion avoidance.
+    pub a: f64,
+    /// Window kept after a loss, as a fraction of cwnd.
+    pub beta: f64,
+}
+
+impl Default for RenoConfig {
+    fn default() -> Self {
+        RenoConfig { a: 1.0, beta: 0.5 }
+    }
+}
+
+pub struct Reno {
+    cfg: RenoConfig,
+}
+
+impl Reno {
+    pub fn new(cfg: RenoConfig) -> Self {
+        Reno { cfg }
+    }
+}
+
+pub fn build(p: &Params) -> Result<Box<dyn CongestionControl>, ParamError> {
+    let mut r = ParamReader::new(p);
+    let cfg = RenoConfig {
+        a: r.get("a", 1.0, 1e-9, 100.0)?,
+        beta: r.get("beta", 0.5, 1e-9, 1.0 - 1e-9)?,
+    };
+    r.finish()?;
+    Ok(Box::new(Reno::new(cfg)))
+}
+
+impl CongestionControl for Reno {
+    fn name(&self) -> &'static str {
+        "reno"
+    }
+
+    fn ssthresh(&mut self, v: &SenderView) -> f64 {
+        (self.cfg.beta * v.cwnd).max(2.0)
+    }
+
+    fn cong_avoid(&mut self, v: &SenderView, acked: u32) -> f64 {
+        let (cwnd, left) = if v.cwnd < v.ssthresh { slow_start(v.cwnd, v.ssthresh, acked) } else { (v.cwnd, acked) };
+        if left == 0 {
+            return cwnd;
+        }
+        additive_increase(cwnd, self.cfg.a, left)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cc::CaState;
+    use crate::units::SimTime;
+
+    fn view(cwnd: f64, ssthresh: f64) -> SenderView {
+        SenderView {
+            now: SimTime::ZERO,
+            cwnd,
+            ssthresh,
+            flight_size: cwnd as u64,
+            srtt: SimTime::ZERO,
+            rtt_min: SimTime::ZERO,
+            mss: 1500,
+            state: CaState::Open,
+        }
+    }
+
+    #[test]
+    fn loss_halves_the_window_but_not_below_two() {
+        let mut r = Reno::new(RenoConfig::default());
+        assert_eq!(r.ssthresh(&view(100.0, 1e9)), 50.0);
+        assert_eq!(r.ssthresh(&view(3.0, 1e9)), 2.0);
+    }
+
+    #[test]
+    fn one_window_of_acks_in_congestion_avoidance_adds_about_one_packet() {
+        let mut r = Reno::new(RenoConfig::default());
+        let mut w = 100.0;
+        for _ in 0..100 {
+            w = r.cong_avoid(&view(w, 50.0), 1);
+        }
+        assert!((w - 101.0).abs() < 0.01, "{w}");
+    }
+
+    #[test]
+    fn slow_start_doubles_per_window_and_crosses_into_avoidance() {
+        let mut r = Reno::new(RenoConfig::default());
+        // 10 packets acked at cwnd 10 with ssthresh 15: 5 in slow start, 5 in avoidance.
+        let w = r.cong_avoid(&view(10.0, 15.0), 10);
+        assert!((w - (15.0 + 5.0 / 15.0)).abs() < 1e-12, "{w}");
+    }
+}

@@ -1,0 +1,49 @@
+//! # cclab-sim: a deterministic packet-level simulator for TCP congestion control
+//!
+//! The layers, top to bottom:
+//!
+//! - [`scenario`]: a scenario is data (TOML or JSON). It is validated field by
+//!   field, then built into a [`sim::Simulation`]: nodes, links, flows.
+//! - [`sim`]: the simulation owns everything: the event queue, the links, the
+//!   flows, the metrics. `run_until` advances it; many can run side by side.
+//! - [`engine`]: the event queue, ordered by (time, insertion sequence) so
+//!   that ties break the same way on every run.
+//! - [`net`]: links (a queue discipline, a transmitter, a FIFO wire whose head
+//!   alone is an event) and static shortest-path routing over any graph.
+//! - [`queue`]: queue disciplines behind one trait (DropTail in packets or bytes).
+//! - [`tcp`]: the sender (Reno, NewReno and SACK loss recovery, RFC 6298
+//!   timers), the receiver (SACK, timestamps, delayed ACKs), the scoreboard.
+//! - [`cc`]: the congestion-control interface, shaped like Linux's
+//!   `tcp_congestion_ops`, its registry, and one file per algorithm.
+//! - [`metrics`] and [`results`]: counters and sampled time series, kept
+//!   column-wise and handed out as tables.
+//! - [`units`]: integer picosecond time, rates, sizes, and their parsers.
+//!
+//! Time is an integer number of picoseconds; randomness comes from one seed
+//! split into independent streams ([`rng`]). Same scenario and seed, same
+//! bits out.
+#![deny(unsafe_code)]
+
+pub mod cc;
+pub mod engine;
+pub mod metrics;
+pub mod net;
+pub mod packet;
+pub mod queue;
+pub mod results;
+pub mod rng;
+pub mod scenario;
+pub mod sim;
+pub mod tcp;
+pub mod units;
+
+pub use results::RunOutput;
+pub use scenario::{Scenario, ScenarioError};
+pub use sim::Simulation;
+
+/// Builds and runs a scenario to its end and collects its results.
+pub fn run(scenario: &Scenario, seed: u64) -> Result<RunOutput, ScenarioError> {
+    let mut b = scenario.build(seed)?;
+    b.sim.run_until(b.duration);
+    Ok(results::collect(&b.sim, b.duration))
+}

@@ -1,0 +1,89 @@
+//! Metrics counted in Rust while the simulation runs: sampled time series
+//! stored column-wise (one vector per column, no per-row objects), handed to
+//! Python as arrays; and the fairness index.
+
+use crate::tcp::Sender;
+use crate::units::SimTime;
+
+/// Per-flow samples, one row per (time, flow).
+#[derive(Clone, Debug, Default)]
+pub struct FlowSeries {
+    /// Seconds.
+    pub time: Vec<f64>,
+    pub flow: Vec<u32>,
+    /// Packets.
+    pub cwnd: Vec<f64>,
+    /// Packets (infinite before the first loss).
+    pub ssthresh: Vec<f64>,
+    /// Smoothed RTT, seconds.
+    pub srtt: Vec<f64>,
+    /// Latest RTT sample, seconds.
+    pub rtt: Vec<f64>,
+    /// Bytes delivered in order so far.
+    pub delivered_bytes: Vec<u64>,
+    /// Goodput over the last sampling interval, bit/s.
+    pub goodput_bps: Vec<f64>,
+}
+
+impl FlowSeries {
+    pub fn push(&mut self, now: SimTime, flow: u32, s: &Sender, delivered: u64, goodput: f64) {
+        self.time.push(now.secs_f64());
+        self.flow.push(flow);
+        self.cwnd.push(s.cwnd);
+        self.ssthresh.push(s.ssthresh);
+        self.srtt.push(s.rtt.srtt().secs_f64());
+        self.rtt.push(s.rtt.latest.secs_f64());
+        self.delivered_bytes.push(delivered);
+        self.goodput_bps.push(goodput);
+    }
+
+    pub fn len(&self) -> usize {
+        self.time.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.time.is_empty()
+    }
+}
+
+/// Per-queue samples, one row per (time, link).
+#[derive(Clone, Debug, Default)]
+pub struct QueueSeries {
+    pub time: Vec<f64>,
+    pub link: Vec<u32>,
+    pub len_pkts: Vec<u64>,
+    pub len_bytes: Vec<u64>,
+    /// Link throughput over the last sampling interval, bit/s.
+    pub throughput_bps: Vec<f64>,
+}
+
+impl QueueSeries {
+    pub fn push(&mut self, now: SimTime, link: u32, pkts: u64, bytes: u64, thr: f64) {
+        self.time.push(now.secs_f64());
+        self.link.push(link);
+        self.len_pkts.push(pkts);
+        self.len_bytes.push(bytes);
+        self.throughput_bps.push(thr);
+    }
+}
+
+/// Jain's fairness index: (Σx)² / (n·Σx²); 1 when all equal, 1/n when one takes all.
+pub fn jain(x: &[f64]) -> f64 {
+    let n = x.len() as f64;
+    let s: f64 = x.iter().sum();
+    let s2: f64 = x.iter().map(|v| v * v).sum();
+    if s2 == 0.0 { 1.0 } else { s * s / (n * s2) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::jain;
+
+    #[test]
+    fn jain_is_one_for_equal_shares_and_one_over_n_for_a_monopoly() {
+        assert!((jain(&[3.0, 3.0, 3.0]) - 1.0).abs() < 1e-12);
+        assert!((jain(&[1.0, 0.0, 0.0, 0.0]) - 0.25).abs() < 1e-12);
+        // (1+2)^2 / (2 * 5) = 0.9
+        assert!((jain(&[1.0, 2.0]) - 0.9).abs() < 1e-12);
+    }
+}

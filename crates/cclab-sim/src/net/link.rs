@@ -1,0 +1,115 @@
+//! A one-way link: a queue discipline in front of a transmitter of fixed
+//! rate, and a wire of fixed propagation delay.
+//!
+//! Since the delay is constant, packets leave the wire in the order they
+//! entered it, so the wire is a FIFO and only its head is in the event queue.
+//! The transmitter is lazy too: a packet that finds the link idle is put on
+//! the wire at once, and a `LinkReady` event is scheduled only while packets
+//! wait in the queue. Uncongested links thus cost one event per packet.
+
+use crate::packet::Packet;
+use crate::queue::{DropCause, QueueDisc};
+use crate::units::{Rate, SimTime};
+use std::collections::VecDeque;
+
+/// Counters of the queue in front of a link.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct QueueStats {
+    pub arrivals: u64,
+    pub arrival_bytes: u64,
+    pub departures: u64,
+    /// Drops by cause: overflow, early (AQM), link loss.
+    pub drops: [u64; 3],
+    pub drop_bytes: u64,
+    pub max_pkts: u64,
+    pub max_bytes: u64,
+    /// Integral of the queue length over time, packet-picoseconds.
+    area_pkts: u128,
+    /// Integral of the queue length over time, byte-picoseconds.
+    area_bytes: u128,
+    last_change: SimTime,
+}
+
+impl QueueStats {
+    /// Accounts for the time the queue spent at its current length, before a change.
+    #[inline]
+    pub fn advance(&mut self, now: SimTime, len_pkts: usize, len_bytes: u64) {
+        let dt = (now.0 - self.last_change.0) as u128;
+        self.area_pkts += dt * len_pkts as u128;
+        self.area_bytes += dt * len_bytes as u128;
+        self.last_change = now;
+    }
+
+    #[inline]
+    pub fn observe_max(&mut self, len_pkts: usize, len_bytes: u64) {
+        self.max_pkts = self.max_pkts.max(len_pkts as u64);
+        self.max_bytes = self.max_bytes.max(len_bytes);
+    }
+
+    pub fn drop(&mut self, cause: DropCause, bytes: u32) {
+        self.drops[cause as usize] += 1;
+        self.drop_bytes += bytes as u64;
+    }
+
+    pub fn total_drops(&self) -> u64 {
+        self.drops.iter().sum()
+    }
+
+    /// Time-averaged queue length in packets over `[0, now]`.
+    pub fn mean_pkts(&self, now: SimTime) -> f64 {
+        if now.0 == 0 { 0.0 } else { self.area_pkts as f64 / now.0 as f64 }
+    }
+
+    pub fn mean_bytes(&self, now: SimTime) -> f64 {
+        if now.0 == 0 { 0.0 } else { self.area_bytes as f64 / now.0 as f64 }
+    }
+}
+
+pub struct Link {
+    pub name: String,
+    pub from: u32,
+    pub to: u32,
+    pub rate: Rate,
+    pub delay: SimTime,
+    pub queue: Box<dyn QueueDisc>,
+    /// The transmitter is busy until then.
+    pub busy_until: SimTime,
+    /// A `LinkReady` event is scheduled.
+    pub ready_pending: bool,
+    /// Packets on the wire with their arrival time at the far end.
+    pub wire: VecDeque<(SimTime, Packet)>,
+    pub qstats: QueueStats,
+    /// Packets and bytes put on the wire.
+    pub tx_pkts: u64,
+    pub tx_bytes: u64,
+    /// Total time the transmitter was busy.
+    pub busy_time: SimTime,
+    /// What the link is in its topology: "bottleneck", "reverse", "access", "link".
+    pub role: &'static str,
+}
+
+impl Link {
+    pub fn new(name: String, from: u32, to: u32, rate: Rate, delay: SimTime, queue: Box<dyn QueueDisc>) -> Self {
+        Link {
+            name,
+            from,
+            to,
+            rate,
+            delay,
+            queue,
+            busy_until: SimTime::ZERO,
+            ready_pending: false,
+            wire: VecDeque::new(),
+            qstats: QueueStats::default(),
+            tx_pkts: 0,
+            tx_bytes: 0,
+            busy_time: SimTime::ZERO,
+            role: "link",
+        }
+    }
+
+    /// Utilization over `[0, now]`: busy time over elapsed time.
+    pub fn utilization(&self, now: SimTime) -> f64 {
+        if now.0 == 0 { 0.0 } else { self.busy_time.0 as f64 / now.0 as f64 }
+    }
+}

@@ -1,0 +1,63 @@
+//! The packet: a small `Copy` value moved by value, never allocated.
+
+use crate::cc::CcHeader;
+use crate::units::SimTime;
+
+/// What a packet is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub enum Kind {
+    Data,
+    Ack,
+}
+
+/// A SACK block as offsets from the cumulative ACK, in segments:
+/// it covers `[ack + start, ack + end)`. Offsets keep the packet small.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SackBlock {
+    pub start: u32,
+    pub end: u32,
+}
+
+/// A data segment or an ACK.
+///
+/// Sequence numbers count segments, as ns-2's agents do; the packet's size on
+/// the wire is `size` bytes.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Packet {
+    /// Data: the segment number. ACK: the cumulative ACK (next segment expected).
+    pub seq: u64,
+    /// The sender's clock when this packet left (RFC 7323 TSval).
+    pub ts_val: SimTime,
+    /// The echoed timestamp (RFC 7323 TSecr); meaningful on ACKs.
+    pub ts_ecr: SimTime,
+    /// Up to three SACK blocks (RFC 2018), most recent first; `n_sack` are valid.
+    pub sack: [SackBlock; 3],
+    /// The congestion-control header: written by the sender, echoed by the receiver.
+    pub cc: CcHeader,
+    /// Index of the flow this packet belongs to.
+    pub flow: u32,
+    /// Size on the wire, bytes.
+    pub size: u32,
+    /// Index of the next link on the flow's path.
+    pub hop: u8,
+    pub kind: Kind,
+    pub n_sack: u8,
+    /// Set on a data segment that is a retransmission (for counting only).
+    pub retx: bool,
+}
+
+impl Packet {
+    pub fn is_data(&self) -> bool {
+        self.kind == Kind::Data
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn packet_stays_small() {
+        // The wire and queues hold packets by value; keep them within 80 bytes.
+        assert!(std::mem::size_of::<super::Packet>() <= 80, "{}", std::mem::size_of::<super::Packet>());
+    }
+}

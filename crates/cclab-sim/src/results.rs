@@ -1,0 +1,256 @@
+//! Results as column-wise tables: per flow, per queue, per link, and the
+//! sampled time series. The Python layer turns each into a DataFrame
+//! without per-row objects.
+
+use crate::metrics::jain;
+use crate::sim::Simulation;
+use crate::units::SimTime;
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Column {
+    F64(Vec<f64>),
+    U64(Vec<u64>),
+    Str(Vec<String>),
+}
+
+impl Column {
+    pub fn len(&self) -> usize {
+        match self {
+            Column::F64(v) => v.len(),
+            Column::U64(v) => v.len(),
+            Column::Str(v) => v.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// Named columns of equal length.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Table {
+    pub columns: Vec<(&'static str, Column)>,
+}
+
+impl Table {
+    fn f64(&mut self, name: &'static str, v: Vec<f64>) {
+        self.columns.push((name, Column::F64(v)));
+    }
+    fn u64(&mut self, name: &'static str, v: Vec<u64>) {
+        self.columns.push((name, Column::U64(v)));
+    }
+    fn str(&mut self, name: &'static str, v: Vec<String>) {
+        self.columns.push((name, Column::Str(v)));
+    }
+
+    pub fn get(&self, name: &str) -> Option<&Column> {
+        self.columns.iter().find(|(n, _)| *n == name).map(|(_, c)| c)
+    }
+
+    pub fn f64s(&self, name: &str) -> &[f64] {
+        match self.get(name) {
+            Some(Column::F64(v)) => v,
+            _ => panic!("no f64 column {name}"),
+        }
+    }
+
+    pub fn u64s(&self, name: &str) -> &[u64] {
+        match self.get(name) {
+            Some(Column::U64(v)) => v,
+            _ => panic!("no u64 column {name}"),
+        }
+    }
+
+    pub fn rows(&self) -> usize {
+        self.columns.first().map_or(0, |(_, c)| c.len())
+    }
+}
+
+/// Everything a run produces.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct RunOutput {
+    pub flows: Table,
+    pub queues: Table,
+    pub links: Table,
+    pub flow_series: Table,
+    pub queue_series: Table,
+    /// Scalar results: bottleneck utilization, total goodput, Jain's index, drops, events...
+    pub summary: Vec<(&'static str, f64)>,
+}
+
+impl RunOutput {
+    pub fn summary_value(&self, name: &str) -> Option<f64> {
+        self.summary.iter().find(|(n, _)| *n == name).map(|(_, v)| *v)
+    }
+}
+
+/// Collects the results of a simulation that has run until `end`.
+pub fn collect(sim: &Simulation, end: SimTime) -> RunOutput {
+    let warm = sim.warmup;
+    let window = (end - warm).secs_f64();
+    let mut out = RunOutput::default();
+
+    // Flows.
+    let fl = &sim.flows;
+    let mut t = Table::default();
+    let goodput: Vec<f64> = fl
+        .iter()
+        .map(|f| {
+            let from = f.start.max(warm);
+            let to = f.sender.completed_at.unwrap_or(end).min(end);
+            let secs = to.saturating_sub(from).secs_f64();
+            let bytes = f.receiver.stats.delivered_bytes - f.at_warmup.delivered_bytes;
+            if secs > 0.0 { bytes as f64 * 8.0 / secs } else { 0.0 }
+        })
+        .collect();
+    t.u64("flow", (0..fl.len() as u64).collect());
+    t.str("name", fl.iter().map(|f| f.name.clone()).collect());
+    t.str("group", fl.iter().map(|f| f.group.clone()).collect());
+    t.str("cc", fl.iter().map(|f| f.cc_name.clone()).collect());
+    t.str("recovery", fl.iter().map(|f| f.sender.cfg.recovery.name().to_string()).collect());
+    t.f64("start_s", fl.iter().map(|f| f.start.secs_f64()).collect());
+    t.f64("base_rtt_s", fl.iter().map(|f| f.base_rtt.secs_f64()).collect());
+    t.u64("packet_size", fl.iter().map(|f| f.sender.cfg.mss as u64).collect());
+    t.u64("sent_pkts", fl.iter().map(|f| f.sender.stats.sent).collect());
+    t.u64("retransmits", fl.iter().map(|f| f.sender.stats.retransmits).collect());
+    t.u64("timeouts", fl.iter().map(|f| f.sender.stats.timeouts).collect());
+    t.u64("fast_retransmits", fl.iter().map(|f| f.sender.stats.fast_retransmits).collect());
+    t.u64("drops", fl.iter().map(|f| f.counters.data_drops).collect());
+    t.f64(
+        "loss_rate",
+        fl.iter()
+            .map(|f| {
+                let sent = f.sender.stats.sent - f.at_warmup.sent;
+                let drops = f.counters.data_drops - f.at_warmup.data_drops;
+                if sent > 0 { drops as f64 / sent as f64 } else { 0.0 }
+            })
+            .collect(),
+    );
+    t.u64("delivered_pkts", fl.iter().map(|f| f.receiver.stats.delivered).collect());
+    t.u64("delivered_bytes", fl.iter().map(|f| f.receiver.stats.delivered_bytes).collect());
+    t.f64("goodput_bps", goodput.clone());
+    t.f64("rtt_min_s", fl.iter().map(|f| f.sender.rtt.rtt_min.secs_f64()).collect());
+    t.f64("rtt_mean_s", fl.iter().map(|f| f.sender.rtt.mean()).collect());
+    t.f64("rtt_max_s", fl.iter().map(|f| f.sender.rtt.rtt_max.secs_f64()).collect());
+    t.f64("cwnd_final", fl.iter().map(|f| f.sender.cwnd).collect());
+    t.f64("completion_s", fl.iter().map(|f| f.sender.completed_at.map_or(f64::NAN, |c| (c - f.start).secs_f64())).collect());
+    out.flows = t;
+
+    // Queues and links.
+    let ls = &sim.links;
+    let mut q = Table::default();
+    q.u64("link", (0..ls.len() as u64).collect());
+    q.str("name", ls.iter().map(|l| l.name.clone()).collect());
+    q.str("role", ls.iter().map(|l| l.role.to_string()).collect());
+    q.u64("arrivals", ls.iter().map(|l| l.qstats.arrivals).collect());
+    q.u64("departures", ls.iter().map(|l| l.qstats.departures).collect());
+    q.u64("drops", ls.iter().map(|l| l.qstats.total_drops()).collect());
+    q.u64("drops_overflow", ls.iter().map(|l| l.qstats.drops[0]).collect());
+    q.u64("drops_early", ls.iter().map(|l| l.qstats.drops[1]).collect());
+    q.u64("drops_link", ls.iter().map(|l| l.qstats.drops[2]).collect());
+    // The integrals are brought up to `end` on a copy.
+    let mean_pkts: Vec<f64> = ls
+        .iter()
+        .map(|l| {
+            let mut s = l.qstats;
+            s.advance(end, l.queue.len_pkts(), l.queue.len_bytes());
+            s.mean_pkts(end)
+        })
+        .collect();
+    let mean_bytes: Vec<f64> = ls
+        .iter()
+        .map(|l| {
+            let mut s = l.qstats;
+            s.advance(end, l.queue.len_pkts(), l.queue.len_bytes());
+            s.mean_bytes(end)
+        })
+        .collect();
+    // Little's law: mean waiting time = mean number waiting / departure rate.
+    let mean_delay: Vec<f64> = ls
+        .iter()
+        .zip(&mean_pkts)
+        .map(|(l, &n)| {
+            let rate = l.qstats.departures as f64 / end.secs_f64();
+            if rate > 0.0 { n / rate } else { 0.0 }
+        })
+        .collect();
+    q.f64("mean_len_pkts", mean_pkts);
+    q.f64("mean_len_bytes", mean_bytes);
+    q.u64("max_len_pkts", ls.iter().map(|l| l.qstats.max_pkts).collect());
+    q.u64("max_len_bytes", ls.iter().map(|l| l.qstats.max_bytes).collect());
+    q.f64("mean_delay_s", mean_delay);
+    q.u64("len_pkts_end", ls.iter().map(|l| l.queue.len_pkts() as u64).collect());
+    out.queues = q;
+
+    let util: Vec<f64> = ls
+        .iter()
+        .enumerate()
+        .map(|(i, l)| {
+            let w = sim.link_at_warmup.get(i).copied().unwrap_or_default();
+            // Busy time already booked past `end` (the packet on the transmitter) is not counted.
+            let busy = l.busy_time.saturating_sub(w.busy_time).saturating_sub(l.busy_until.saturating_sub(end));
+            if window > 0.0 { (busy.secs_f64() / window).min(1.0) } else { 0.0 }
+        })
+        .collect();
+    let mut k = Table::default();
+    k.u64("link", (0..ls.len() as u64).collect());
+    k.str("name", ls.iter().map(|l| l.name.clone()).collect());
+    k.str("role", ls.iter().map(|l| l.role.to_string()).collect());
+    k.u64("from", ls.iter().map(|l| l.from as u64).collect());
+    k.u64("to", ls.iter().map(|l| l.to as u64).collect());
+    k.u64("rate_bps", ls.iter().map(|l| l.rate.bps()).collect());
+    k.f64("delay_s", ls.iter().map(|l| l.delay.secs_f64()).collect());
+    k.u64("tx_pkts", ls.iter().map(|l| l.tx_pkts).collect());
+    k.u64("tx_bytes", ls.iter().map(|l| l.tx_bytes).collect());
+    k.f64("utilization", util.clone());
+    out.links = k;
+
+    let s = &sim.flow_series;
+    let mut fs = Table::default();
+    fs.f64("time_s", s.time.clone());
+    fs.u64("flow", s.flow.iter().map(|&x| x as u64).collect());
+    fs.f64("cwnd", s.cwnd.clone());
+    fs.f64("ssthresh", s.ssthresh.clone());
+    fs.f64("srtt_s", s.srtt.clone());
+    fs.f64("rtt_s", s.rtt.clone());
+    fs.u64("delivered_bytes", s.delivered_bytes.clone());
+    fs.f64("goodput_bps", s.goodput_bps.clone());
+    out.flow_series = fs;
+
+    let s = &sim.queue_series;
+    let mut qs = Table::default();
+    qs.f64("time_s", s.time.clone());
+    qs.u64("link", s.link.iter().map(|&x| x as u64).collect());
+    qs.u64("len_pkts", s.len_pkts.clone());
+    qs.u64("len_bytes", s.len_bytes.clone());
+    qs.f64("throughput_bps", s.throughput_bps.clone());
+    out.queue_series = qs;
+
+    // Summary.
+    let bottleneck = ls.iter().position(|l| l.role == "bottleneck");
+    let (sent, received, dropped, queued, wired) = sim.data_accounting();
+    let mut sm = vec![
+        ("duration_s", end.secs_f64()),
+        ("warmup_s", warm.secs_f64()),
+        ("flows", fl.len() as f64),
+        ("total_goodput_bps", goodput.iter().sum()),
+        ("jain_index", jain(&goodput)),
+        ("data_sent", sent as f64),
+        ("data_received", received as f64),
+        ("data_dropped", dropped as f64),
+        ("data_in_queues", queued as f64),
+        ("data_on_wires", wired as f64),
+        ("timeouts", fl.iter().map(|f| f.sender.stats.timeouts as f64).sum()),
+        ("events", sim.events_handled as f64),
+    ];
+    if let Some(b) = bottleneck {
+        sm.push(("bottleneck_utilization", util[b]));
+        sm.push(("bottleneck_drops", ls[b].qstats.total_drops() as f64));
+        let mut st = ls[b].qstats;
+        st.advance(end, ls[b].queue.len_pkts(), ls[b].queue.len_bytes());
+        sm.push(("bottleneck_mean_queue_pkts", st.mean_pkts(end)));
+    }
+    out.summary = sm;
+    out
+}

@@ -1,0 +1,813 @@
+//! A scenario is data: a TOML file (or the same structure as JSON from
+//! Python). This module holds its schema, validates every field before
+//! anything runs, and builds the [`Simulation`].
+//!
+//! Every error names the field (as a path: `flows[1].start`), the value,
+//! and what is accepted.
+//!
+//! ```toml
+//! name = "single-reno"
+//! duration = "120s"
+//! warmup = "20s"                # results cover [warmup, duration]
+//! sample_interval = "100ms"     # time series
+//!
+//! [topology]
+//! kind = "dumbbell"
+//! bottleneck = { rate = "100Mbps", delay = "38ms", buffer = "0.25bdp" }
+//!
+//! [[flows]]
+//! cc = "newreno"
+//! count = 1
+//! rtt = "80ms"
+//! ```
+
+use crate::cc::{self, Params};
+use crate::net::Link;
+use crate::queue::{droptail::DropTail, Capacity, QueueDisc};
+use crate::rng::{self, stream_rng};
+use crate::sim::{FlowSetup, Simulation};
+use crate::tcp::{ReceiverConfig, Recovery, RtoConfig, TcpConfig};
+use crate::units::{self, BufferSize, Rate, SimTime};
+use rand::Rng;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::fmt;
+
+/// A field that failed validation.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ScenarioError {
+    /// Path of the field, e.g. `topology.bottleneck.rate`.
+    pub field: String,
+    pub value: String,
+    pub accepted: String,
+}
+
+impl fmt::Display for ScenarioError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.value.starts_with('(') {
+            write!(f, "{}: {}; accepted: {}", self.field, &self.value[1..self.value.len() - 1], self.accepted)
+        } else {
+            write!(f, "{}: invalid value '{}'; accepted: {}", self.field, self.value, self.accepted)
+        }
+    }
+}
+
+impl std::error::Error for ScenarioError {}
+
+fn err(field: impl Into<String>, value: impl fmt::Display, accepted: impl Into<String>) -> ScenarioError {
+    ScenarioError { field: field.into(), value: value.to_string(), accepted: accepted.into() }
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// Simulated time, e.g. "120s".
+    pub duration: String,
+    /// Master seed; `run` may override it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u64>,
+    /// Results (utilization, goodput) are measured over [warmup, duration].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warmup: Option<String>,
+    /// Interval of the time series; none when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sample_interval: Option<String>,
+    pub topology: Topology,
+    pub flows: Vec<FlowGroup>,
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Topology {
+    /// "dumbbell" or "graph".
+    #[serde(default = "default_kind")]
+    pub kind: String,
+    /// Dumbbell: the bottleneck link (both directions; the reverse carries the ACKs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bottleneck: Option<LinkParams>,
+    /// Dumbbell: the RTT that defines one BDP for buffers given in "bdp";
+    /// default: the mean round-trip propagation delay of the flows.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bdp_rtt: Option<String>,
+    /// Graph: node names.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nodes: Option<Vec<String>>,
+    /// Graph: links between named nodes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub links: Option<Vec<GraphLink>>,
+}
+
+fn default_kind() -> String {
+    "dumbbell".into()
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LinkParams {
+    pub rate: String,
+    /// One-way propagation delay.
+    pub delay: String,
+    /// Default "1bdp" on a dumbbell bottleneck.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub buffer: Option<String>,
+    /// Queue discipline; default "droptail".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub queue: Option<String>,
+    /// Buffer of the reverse direction (ACK path); default "unlimited".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reverse_buffer: Option<String>,
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GraphLink {
+    pub from: String,
+    pub to: String,
+    pub rate: String,
+    pub delay: String,
+    /// Default "unlimited".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub buffer: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub queue: Option<String>,
+    /// Also create the link `to -> from` with the same parameters (default true).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duplex: Option<bool>,
+}
+
+/// A group of identical TCP flows.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FlowGroup {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// Number of flows in the group (default 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub count: Option<u32>,
+    /// Congestion-control algorithm by registry name.
+    pub cc: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cc_params: Option<BTreeMap<String, f64>>,
+    /// "reno", "newreno" or "sack"; default "reno" for cc = "reno", "newreno" otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recovery: Option<String>,
+    /// Start time (default "0s").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start: Option<String>,
+    /// Each flow starts at a uniformly random time in [start, start + start_spread].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start_spread: Option<String>,
+    /// The application stops sending new data then.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stop: Option<String>,
+    /// Finite flow: bytes to send (rounded up to whole packets). Default: unlimited.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub size: Option<String>,
+    /// Dumbbell: round-trip propagation delay; sets the sender's access delay.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rtt: Option<String>,
+    /// Dumbbell: sender access link rate (default 10x the bottleneck).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub access_rate: Option<String>,
+    /// Dumbbell: sender access link delay (default 1ms).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub access_delay: Option<String>,
+    /// Dumbbell: receiver access link rate (default: access_rate).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub receiver_rate: Option<String>,
+    /// Dumbbell: receiver access link delay (default 1ms).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub receiver_delay: Option<String>,
+    /// Graph: source node name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub src: Option<String>,
+    /// Graph: destination node name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dst: Option<String>,
+    /// Data packet size on the wire (default "1500B").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub packet_size: Option<String>,
+    /// ACK size on the wire (default "40B").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ack_size: Option<String>,
+    /// Initial window, packets (default 2).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub init_cwnd: Option<f64>,
+    /// Initial ssthresh, packets (default unlimited).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub init_ssthresh: Option<f64>,
+    /// Receiver window, packets (default unlimited).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rwnd: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delayed_ack: Option<bool>,
+    /// Delayed-ACK timeout (default "100ms", ns-2's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delack_timeout: Option<String>,
+    /// RFC 7323 timestamps (default true).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timestamps: Option<bool>,
+    /// Minimum RTO (default "200ms").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rto_min: Option<String>,
+    /// RTO before the first RTT sample (default "1s").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rto_initial: Option<String>,
+    /// Duplicate ACKs for fast retransmit (default 3).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dupthresh: Option<u32>,
+}
+
+impl Scenario {
+    pub fn from_toml(text: &str) -> Result<Scenario, ScenarioError> {
+        let de = toml::Deserializer::new(text);
+        serde_path_to_error::deserialize(de).map_err(|e| {
+            let path = e.path().to_string();
+            let inner = e.into_inner();
+            let msg = inner.message().to_string();
+            ScenarioError {
+                field: if path == "." { "(file)".into() } else { path },
+                value: format!("({msg})"),
+                accepted: "the fields and types of docs/scenario.md".into(),
+            }
+        })
+    }
+
+    pub fn from_json(text: &str) -> Result<Scenario, ScenarioError> {
+        let de = &mut serde_json::Deserializer::from_str(text);
+        serde_path_to_error::deserialize(de).map_err(|e| {
+            let path = e.path().to_string();
+            let inner = e.into_inner();
+            ScenarioError {
+                field: if path == "." { "(scenario)".into() } else { path },
+                value: format!("({inner})"),
+                accepted: "the fields and types of docs/scenario.md".into(),
+            }
+        })
+    }
+
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).expect("a scenario always serializes")
+    }
+
+    pub fn to_toml(&self) -> String {
+        toml::to_string(self).expect("a scenario always serializes")
+    }
+
+    /// Checks every field and builds the simulation.
+    pub fn build(&self, seed: u64) -> Result<Built, ScenarioError> {
+        build(self, seed)
+    }
+}
+
+fn time(field: &str, s: &str) -> Result<SimTime, ScenarioError> {
+    units::parse_time(s).map_err(|e| err(field, s, e.accepted))
+}
+
+fn rate(field: &str, s: &str) -> Result<Rate, ScenarioError> {
+    units::parse_rate(s).map_err(|e| err(field, s, e.accepted))
+}
+
+fn bytes(field: &str, s: &str) -> Result<u64, ScenarioError> {
+    units::parse_bytes(s).map_err(|e| err(field, s, e.accepted))
+}
+
+fn buffer(field: &str, s: &str) -> Result<BufferSize, ScenarioError> {
+    units::parse_buffer(s).map_err(|e| err(field, s, e.accepted))
+}
+
+/// A simulation ready to run, with what the scenario resolved to.
+pub struct Built {
+    pub sim: Simulation,
+    pub duration: SimTime,
+    pub seed: u64,
+    /// One BDP in packets, for a dumbbell (what "1bdp" meant).
+    pub bdp_pkts: Option<f64>,
+}
+
+const QUEUES: &str = "droptail";
+
+fn make_queue(field: &str, kind: Option<&str>, cap: Capacity) -> Result<Box<dyn QueueDisc>, ScenarioError> {
+    match kind.unwrap_or("droptail") {
+        "droptail" => Ok(Box::new(DropTail::new(cap))),
+        other => Err(err(field, other, QUEUES)),
+    }
+}
+
+fn capacity(b: BufferSize, bdp_pkts: Option<f64>, field: &str) -> Result<Capacity, ScenarioError> {
+    Ok(match b {
+        BufferSize::Packets(n) => Capacity::Packets(n),
+        BufferSize::Bytes(n) => Capacity::Bytes(n),
+        BufferSize::Unlimited => Capacity::Unlimited,
+        BufferSize::Bdp(k) => match bdp_pkts {
+            Some(bdp) => Capacity::Packets(((k * bdp).round() as u64).max(1)),
+            None => return Err(err(field, format!("{k}bdp"), "a buffer in packets or bytes (a BDP is defined only on a dumbbell)")),
+        },
+    })
+}
+
+/// A flow group's settings resolved from the scenario (before topology specifics).
+struct GroupSettings {
+    count: u32,
+    cc_name: String,
+    params: Params,
+    tcp: TcpConfig,
+    rcv: ReceiverConfig,
+    start: SimTime,
+    spread: SimTime,
+    stop: Option<SimTime>,
+    size_pkts: Option<u64>,
+}
+
+fn group_settings(g: &FlowGroup, p: &str, duration: SimTime) -> Result<GroupSettings, ScenarioError> {
+    let count = g.count.unwrap_or(1);
+    if count == 0 || count > 1_000_000 {
+        return Err(err(format!("{p}.count"), count, "a whole number from 1 to 1000000"));
+    }
+    let params: Params = g.cc_params.clone().unwrap_or_default();
+    // Build once to validate the name and the parameters.
+    cc::build(&g.cc, &params).map_err(|e| {
+        if e.param.is_empty() {
+            err(format!("{p}.cc"), &g.cc, e.accepted)
+        } else {
+            err(format!("{p}.cc_params.{}", e.param), e.value, e.accepted)
+        }
+    })?;
+    let recovery = match &g.recovery {
+        None => {
+            if g.cc == "reno" {
+                Recovery::Reno
+            } else {
+                Recovery::NewReno
+            }
+        }
+        Some(r) => Recovery::parse(r).ok_or_else(|| err(format!("{p}.recovery"), r, Recovery::NAMES))?,
+    };
+    let mss = match &g.packet_size {
+        None => 1500,
+        Some(s) => bytes(&format!("{p}.packet_size"), s)?,
+    };
+    if !(64..=65_535).contains(&mss) {
+        return Err(err(format!("{p}.packet_size"), g.packet_size.clone().unwrap_or_default(), "64B to 65535B"));
+    }
+    let ack_size = match &g.ack_size {
+        None => 40,
+        Some(s) => bytes(&format!("{p}.ack_size"), s)?,
+    };
+    if !(20..=65_535).contains(&ack_size) {
+        return Err(err(format!("{p}.ack_size"), g.ack_size.clone().unwrap_or_default(), "20B to 65535B"));
+    }
+    let init_cwnd = g.init_cwnd.unwrap_or(2.0);
+    if !(1.0..=1e9).contains(&init_cwnd) {
+        return Err(err(format!("{p}.init_cwnd"), init_cwnd, "a number of packets from 1 to 1e9"));
+    }
+    let init_ssthresh = g.init_ssthresh.unwrap_or(f64::INFINITY);
+    if init_ssthresh.is_nan() || init_ssthresh < 2.0 {
+        return Err(err(format!("{p}.init_ssthresh"), init_ssthresh, "a number of packets >= 2"));
+    }
+    let rwnd = match g.rwnd {
+        None => u64::MAX,
+        Some(w) if (1.0..=1e12).contains(&w) && w.fract() == 0.0 => w as u64,
+        Some(w) => return Err(err(format!("{p}.rwnd"), w, "a whole number of packets from 1 to 1e12")),
+    };
+    let dupthresh = g.dupthresh.unwrap_or(3);
+    if !(1..=1000).contains(&dupthresh) {
+        return Err(err(format!("{p}.dupthresh"), dupthresh, "1 to 1000"));
+    }
+    let mut rto = RtoConfig::default();
+    if let Some(s) = &g.rto_min {
+        rto.min = time(&format!("{p}.rto_min"), s)?;
+    }
+    if let Some(s) = &g.rto_initial {
+        rto.initial = time(&format!("{p}.rto_initial"), s)?;
+        if rto.initial == SimTime::ZERO {
+            return Err(err(format!("{p}.rto_initial"), s, "a duration > 0"));
+        }
+    }
+    let delack_timeout = match &g.delack_timeout {
+        None => SimTime::from_millis(100),
+        Some(s) => time(&format!("{p}.delack_timeout"), s)?,
+    };
+    let start = match &g.start {
+        None => SimTime::ZERO,
+        Some(s) => time(&format!("{p}.start"), s)?,
+    };
+    let spread = match &g.start_spread {
+        None => SimTime::ZERO,
+        Some(s) => time(&format!("{p}.start_spread"), s)?,
+    };
+    if start > duration {
+        return Err(err(format!("{p}.start"), g.start.clone().unwrap_or_default(), "a time within the duration"));
+    }
+    let stop = match &g.stop {
+        None => None,
+        Some(s) => {
+            let t = time(&format!("{p}.stop"), s)?;
+            if t <= start + spread {
+                return Err(err(format!("{p}.stop"), s, "a time after the start (and after start + start_spread)"));
+            }
+            Some(t)
+        }
+    };
+    let size_pkts = match &g.size {
+        None => None,
+        Some(s) => {
+            let b = bytes(&format!("{p}.size"), s)?;
+            if b == 0 {
+                return Err(err(format!("{p}.size"), s, "a size > 0"));
+            }
+            Some(b.div_ceil(mss))
+        }
+    };
+    let timestamps = g.timestamps.unwrap_or(true);
+    Ok(GroupSettings {
+        count,
+        cc_name: g.cc.clone(),
+        params,
+        tcp: TcpConfig {
+            mss: mss as u32,
+            ack_size: ack_size as u32,
+            recovery,
+            init_cwnd,
+            init_ssthresh,
+            rwnd,
+            rto,
+            timestamps,
+            dupthresh,
+        },
+        rcv: ReceiverConfig {
+            ack_size: ack_size as u32,
+            sack: recovery == Recovery::Sack,
+            delayed_ack: g.delayed_ack.unwrap_or(false),
+            delack_timeout,
+        },
+        start,
+        spread,
+        stop,
+        size_pkts,
+    })
+}
+
+fn unlimited() -> Box<dyn QueueDisc> {
+    Box::new(DropTail::new(Capacity::Unlimited))
+}
+
+fn build(sc: &Scenario, seed: u64) -> Result<Built, ScenarioError> {
+    let duration = time("duration", &sc.duration)?;
+    if duration == SimTime::ZERO {
+        return Err(err("duration", &sc.duration, "a duration > 0"));
+    }
+    let warmup = match &sc.warmup {
+        None => SimTime::ZERO,
+        Some(s) => {
+            let w = time("warmup", s)?;
+            if w >= duration {
+                return Err(err("warmup", s, "a time shorter than the duration"));
+            }
+            w
+        }
+    };
+    let sample_interval = match &sc.sample_interval {
+        None => None,
+        Some(s) => {
+            let t = time("sample_interval", s)?;
+            if t == SimTime::ZERO {
+                return Err(err("sample_interval", s, "a duration > 0"));
+            }
+            Some(t)
+        }
+    };
+    if sc.flows.is_empty() {
+        return Err(err("flows", "[]", "at least one flow group"));
+    }
+    let groups: Vec<GroupSettings> = sc
+        .flows
+        .iter()
+        .enumerate()
+        .map(|(i, g)| group_settings(g, &format!("flows[{i}]"), duration))
+        .collect::<Result<_, _>>()?;
+    let total: u64 = groups.iter().map(|g| g.count as u64).sum();
+    if total > 1_000_000 {
+        return Err(err("flows", total, "at most 1000000 flows in all"));
+    }
+
+    let mut start_rng = stream_rng(seed, rng::stream::FLOW_START, 0);
+    let (mut sim, bdp_pkts) = match sc.topology.kind.as_str() {
+        "dumbbell" => build_dumbbell(sc, &groups)?,
+        "graph" => (build_graph(sc, &groups)?, None),
+        other => return Err(err("topology.kind", other, "dumbbell, graph")),
+    };
+    // Flows: their order and the random starts drawn in that order.
+    let mut idx = 0u32;
+    for (gi, (g, spec)) in groups.iter().zip(&sc.flows).enumerate() {
+        for k in 0..g.count {
+            let (src, dst) = match sc.topology.kind.as_str() {
+                "dumbbell" => (2 + 2 * idx, 3 + 2 * idx),
+                _ => graph_endpoints(sc, spec, gi)?,
+            };
+            let start = if g.spread > SimTime::ZERO {
+                SimTime(g.start.0 + start_rng.gen_range(0..=g.spread.0))
+            } else {
+                g.start
+            };
+            let cc = cc::build(&g.cc_name, &g.params).expect("validated above");
+            let group = spec.name.clone().unwrap_or_else(|| format!("{}{}", g.cc_name, gi));
+            sim.add_flow(FlowSetup {
+                name: format!("{group}.{k}"),
+                group,
+                cc_name: g.cc_name.clone(),
+                src,
+                dst,
+                tcp: g.tcp,
+                receiver: g.rcv,
+                cc,
+                start,
+                stop: g.stop,
+                size_pkts: g.size_pkts,
+            })
+            .map_err(|e| err(format!("flows[{gi}]"), e.0, "endpoints connected by links"))?;
+            idx += 1;
+        }
+    }
+    sim.sample_interval = sample_interval;
+    sim.warmup = warmup;
+    Ok(Built { sim, duration, seed, bdp_pkts })
+}
+
+fn build_dumbbell(sc: &Scenario, groups: &[GroupSettings]) -> Result<(Simulation, Option<f64>), ScenarioError> {
+    let t = &sc.topology;
+    if t.nodes.is_some() || t.links.is_some() {
+        return Err(err("topology.nodes", "(set)", "nodes and links only with kind = \"graph\""));
+    }
+    let b = t.bottleneck.as_ref().ok_or_else(|| err("topology.bottleneck", "(missing)", "a table with rate, delay, buffer"))?;
+    let b_rate = rate("topology.bottleneck.rate", &b.rate)?;
+    let b_delay = time("topology.bottleneck.delay", &b.delay)?;
+    let one_ms = SimTime::from_millis(1);
+
+    // Per group: access rate and delays.
+    struct Access {
+        rate: Rate,
+        delay: SimTime,
+        rrate: Rate,
+        rdelay: SimTime,
+    }
+    let mut access = Vec::new();
+    for (i, (g, spec)) in groups.iter().zip(&sc.flows).enumerate() {
+        let p = format!("flows[{i}]");
+        if spec.src.is_some() || spec.dst.is_some() {
+            return Err(err(format!("{p}.src"), spec.src.clone().unwrap_or_default(), "src/dst only on a graph topology"));
+        }
+        let a_rate = match &spec.access_rate {
+            None => Rate(b_rate.0.saturating_mul(10)),
+            Some(s) => rate(&format!("{p}.access_rate"), s)?,
+        };
+        let r_rate = match &spec.receiver_rate {
+            None => a_rate,
+            Some(s) => rate(&format!("{p}.receiver_rate"), s)?,
+        };
+        let r_delay = match &spec.receiver_delay {
+            None => one_ms,
+            Some(s) => time(&format!("{p}.receiver_delay"), s)?,
+        };
+        let a_delay = match (&spec.rtt, &spec.access_delay) {
+            (Some(_), Some(_)) => {
+                return Err(err(format!("{p}.rtt"), spec.rtt.clone().unwrap(), "either rtt or access_delay, not both"))
+            }
+            (None, Some(s)) => time(&format!("{p}.access_delay"), s)?,
+            (None, None) => one_ms,
+            (Some(s), None) => {
+                let rtt = time(&format!("{p}.rtt"), s)?;
+                let fixed = SimTime(2 * (b_delay.0 + r_delay.0));
+                if rtt < fixed {
+                    return Err(err(
+                        format!("{p}.rtt"),
+                        s,
+                        format!("at least 2 x (bottleneck delay + receiver_delay) = {}ms", fixed.secs_f64() * 1e3),
+                    ));
+                }
+                SimTime((rtt.0 - fixed.0) / 2)
+            }
+        };
+        let _ = g;
+        access.push(Access { rate: a_rate, delay: a_delay, rrate: r_rate, rdelay: r_delay });
+    }
+
+    // One BDP: bottleneck rate x RTT, in packets of the first group's size.
+    let mean_rtt = {
+        let mut sum = 0f64;
+        let mut n = 0f64;
+        for (g, a) in groups.iter().zip(&access) {
+            let rtt = 2.0 * (a.delay + b_delay + a.rdelay).secs_f64();
+            sum += rtt * g.count as f64;
+            n += g.count as f64;
+        }
+        sum / n
+    };
+    let bdp_rtt = match &t.bdp_rtt {
+        None => mean_rtt,
+        Some(s) => time("topology.bdp_rtt", s)?.secs_f64(),
+    };
+    let bdp_pkts = b_rate.0 as f64 / 8.0 * bdp_rtt / groups[0].tcp.mss as f64;
+
+    let buf = buffer("topology.bottleneck.buffer", b.buffer.as_deref().unwrap_or("1bdp"))?;
+    let cap = capacity(buf, Some(bdp_pkts), "topology.bottleneck.buffer")?;
+    let q = make_queue("topology.bottleneck.queue", b.queue.as_deref(), cap)?;
+    let rbuf = buffer("topology.bottleneck.reverse_buffer", b.reverse_buffer.as_deref().unwrap_or("unlimited"))?;
+    let rcap = capacity(rbuf, Some(bdp_pkts), "topology.bottleneck.reverse_buffer")?;
+    let rq = make_queue("topology.bottleneck.queue", b.queue.as_deref(), rcap)?;
+
+    let total: u32 = groups.iter().map(|g| g.count).sum();
+    let mut sim = Simulation::new(2 + 2 * total as usize);
+    let mut l = Link::new("bottleneck".into(), 0, 1, b_rate, b_delay, q);
+    l.role = "bottleneck";
+    let bl = sim.add_link(l);
+    let mut l = Link::new("bottleneck.reverse".into(), 1, 0, b_rate, b_delay, rq);
+    l.role = "reverse";
+    sim.add_link(l);
+    sim.monitored.push(bl);
+    let mut idx = 0u32;
+    for (g, a) in groups.iter().zip(&access) {
+        for _ in 0..g.count {
+            let (s, d) = (2 + 2 * idx, 3 + 2 * idx);
+            for (name, from, to, r, dl) in [
+                (format!("s{idx}->r1"), s, 0, a.rate, a.delay),
+                (format!("r1->s{idx}"), 0, s, a.rate, a.delay),
+                (format!("r2->d{idx}"), 1, d, a.rrate, a.rdelay),
+                (format!("d{idx}->r2"), d, 1, a.rrate, a.rdelay),
+            ] {
+                let mut l = Link::new(name, from, to, r, dl, unlimited());
+                l.role = "access";
+                sim.add_link(l);
+            }
+            idx += 1;
+        }
+    }
+    Ok((sim, Some(bdp_pkts)))
+}
+
+fn node_index(sc: &Scenario, field: &str, name: &str) -> Result<u32, ScenarioError> {
+    let nodes = sc.topology.nodes.as_deref().unwrap_or(&[]);
+    nodes
+        .iter()
+        .position(|n| n == name)
+        .map(|i| i as u32)
+        .ok_or_else(|| err(field, name, format!("a node in topology.nodes: {}", nodes.join(", "))))
+}
+
+fn graph_endpoints(sc: &Scenario, spec: &FlowGroup, gi: usize) -> Result<(u32, u32), ScenarioError> {
+    let p = format!("flows[{gi}]");
+    let src = spec.src.as_deref().ok_or_else(|| err(format!("{p}.src"), "(missing)", "a node name"))?;
+    let dst = spec.dst.as_deref().ok_or_else(|| err(format!("{p}.dst"), "(missing)", "a node name"))?;
+    let s = node_index(sc, &format!("{p}.src"), src)?;
+    let d = node_index(sc, &format!("{p}.dst"), dst)?;
+    if s == d {
+        return Err(err(format!("{p}.dst"), dst, "a node other than src"));
+    }
+    Ok((s, d))
+}
+
+fn build_graph(sc: &Scenario, groups: &[GroupSettings]) -> Result<Simulation, ScenarioError> {
+    let t = &sc.topology;
+    if t.bottleneck.is_some() {
+        return Err(err("topology.bottleneck", "(set)", "a bottleneck only with kind = \"dumbbell\"; use links"));
+    }
+    let nodes = t.nodes.as_ref().ok_or_else(|| err("topology.nodes", "(missing)", "a list of node names"))?;
+    if nodes.is_empty() {
+        return Err(err("topology.nodes", "[]", "at least two node names"));
+    }
+    for (i, n) in nodes.iter().enumerate() {
+        if nodes[..i].contains(n) {
+            return Err(err(format!("topology.nodes[{i}]"), n, "unique node names"));
+        }
+    }
+    let links = t.links.as_ref().ok_or_else(|| err("topology.links", "(missing)", "a list of links"))?;
+    let mut sim = Simulation::new(nodes.len());
+    for (i, l) in links.iter().enumerate() {
+        let p = format!("topology.links[{i}]");
+        let from = node_index(sc, &format!("{p}.from"), &l.from)?;
+        let to = node_index(sc, &format!("{p}.to"), &l.to)?;
+        if from == to {
+            return Err(err(format!("{p}.to"), &l.to, "a node other than from"));
+        }
+        let r = rate(&format!("{p}.rate"), &l.rate)?;
+        let d = time(&format!("{p}.delay"), &l.delay)?;
+        let buf = buffer(&format!("{p}.buffer"), l.buffer.as_deref().unwrap_or("unlimited"))?;
+        let cap = capacity(buf, None, &format!("{p}.buffer"))?;
+        let ends = if l.duplex.unwrap_or(true) { vec![(from, to), (to, from)] } else { vec![(from, to)] };
+        for (a, b) in ends {
+            let q = make_queue(&format!("{p}.queue"), l.queue.as_deref(), cap)?;
+            let name = format!("{}->{}", nodes[a as usize], nodes[b as usize]);
+            let li = sim.add_link(Link::new(name, a, b, r, d, q));
+            sim.monitored.push(li);
+        }
+    }
+    let _ = groups;
+    Ok(sim)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const B1: &str = r#"
+        duration = "10s"
+        [topology]
+        bottleneck = { rate = "100Mbps", delay = "38ms", buffer = "0.25bdp" }
+        [[flows]]
+        cc = "newreno"
+        rtt = "80ms"
+        packet_size = "1000B"
+    "#;
+
+    #[test]
+    fn dumbbell_resolves_rtt_and_bdp_buffer() {
+        let sc = Scenario::from_toml(B1).unwrap();
+        let b = sc.build(1).unwrap();
+        // 100 Mbit/s x 80 ms / 1000 B = 1000 packets.
+        assert!((b.bdp_pkts.unwrap() - 1000.0).abs() < 1e-9);
+        assert_eq!(b.sim.flows[0].base_rtt, SimTime::from_millis(80));
+    }
+
+    fn bad(toml_text: &str) -> ScenarioError {
+        match Scenario::from_toml(toml_text) {
+            Err(e) => e,
+            Ok(sc) => sc.build(1).err().expect("expected an error"),
+        }
+    }
+
+    #[test]
+    fn misspelt_rate_names_the_field_and_the_accepted_units() {
+        let e = bad(&B1.replace("100Mbps", "100Mbs"));
+        assert_eq!(e.field, "topology.bottleneck.rate");
+        assert!(e.value.contains("100Mbs"));
+        assert!(e.accepted.contains("Mbps"));
+    }
+
+    #[test]
+    fn unknown_key_is_rejected_with_its_path() {
+        let e = bad(&B1.replace("buffer =", "bufer ="));
+        assert!(e.field.contains("bottleneck"), "{e}");
+        assert!(e.value.contains("bufer"), "{e}");
+    }
+
+    #[test]
+    fn unknown_algorithm_lists_the_registry() {
+        let e = bad(&B1.replace("\"newreno\"", "\"renoo\""));
+        assert_eq!(e.field, "flows[0].cc");
+        assert!(e.accepted.contains("reno"));
+    }
+
+    #[test]
+    fn stop_before_start_is_rejected() {
+        let e = bad(&B1.replace("rtt = \"80ms\"", "rtt = \"80ms\"\nstart = \"5s\"\nstop = \"2s\""));
+        assert_eq!(e.field, "flows[0].stop");
+    }
+
+    #[test]
+    fn zero_buffer_and_negative_delay_are_rejected() {
+        assert_eq!(bad(&B1.replace("0.25bdp", "0pkts")).field, "topology.bottleneck.buffer");
+        assert_eq!(bad(&B1.replace("38ms", "-38ms")).field, "topology.bottleneck.delay");
+    }
+
+    #[test]
+    fn rtt_shorter_than_the_fixed_path_is_rejected() {
+        let e = bad(&B1.replace("80ms", "20ms"));
+        assert_eq!(e.field, "flows[0].rtt");
+        assert!(e.accepted.contains("78ms"), "{e}");
+    }
+
+    #[test]
+    fn graph_topology_routes_flows_between_named_nodes() {
+        let sc = Scenario::from_toml(
+            r#"
+            duration = "1s"
+            [topology]
+            kind = "graph"
+            nodes = ["a", "b", "c"]
+            links = [
+              { from = "a", to = "b", rate = "10Mbps", delay = "5ms", buffer = "50pkts" },
+              { from = "b", to = "c", rate = "10Mbps", delay = "5ms", buffer = "50pkts" },
+            ]
+            [[flows]]
+            cc = "reno"
+            src = "a"
+            dst = "c"
+        "#,
+        )
+        .unwrap();
+        let b = sc.build(1).unwrap();
+        assert_eq!(b.sim.flows[0].base_rtt, SimTime::from_millis(20));
+        assert_eq!(b.sim.flows[0].path_data.len(), 2);
+        let e = bad(&sc.to_toml().replace("dst = \"c\"", "dst = \"z\""));
+        assert_eq!(e.field, "flows[0].dst");
+    }
+
+    #[test]
+    fn scenario_round_trips_through_json() {
+        let sc = Scenario::from_toml(B1).unwrap();
+        let again = Scenario::from_json(&sc.to_json()).unwrap();
+        assert_eq!(sc.to_json(), again.to_json());
+    }
+}

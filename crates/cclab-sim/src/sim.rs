@@ -1,0 +1,444 @@
+//! The simulation: owns the event queue, the links, the flows and the
+//! metrics, and runs the event loop. No globals: many simulations can run in
+//! one process, in parallel threads.
+
+use crate::cc::CongestionControl;
+use crate::engine::{Event, EventQueue};
+use crate::metrics::{FlowSeries, QueueSeries};
+use crate::net::{route, Link};
+use crate::packet::{Kind, Packet};
+use crate::queue::{DropCause, EnqueueContext};
+use crate::tcp::{Receiver, ReceiverConfig, Sender, TcpConfig};
+use crate::units::SimTime;
+
+/// Everything needed to add one TCP flow.
+pub struct FlowSetup {
+    pub name: String,
+    pub group: String,
+    pub cc_name: String,
+    pub src: u32,
+    pub dst: u32,
+    pub tcp: TcpConfig,
+    pub receiver: ReceiverConfig,
+    pub cc: Box<dyn CongestionControl>,
+    pub start: SimTime,
+    pub stop: Option<SimTime>,
+    /// Segments to send; `None` for a bulk (unlimited) flow.
+    pub size_pkts: Option<u64>,
+}
+
+/// Per-flow counters that are not the sender's or receiver's own.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct FlowCounters {
+    /// Data packets of this flow dropped anywhere.
+    pub data_drops: u64,
+    pub ack_drops: u64,
+}
+
+/// Values captured when the warm-up period ends, so that results can be
+/// reported over the measurement window only.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct FlowSnapshot {
+    pub delivered_bytes: u64,
+    pub sent: u64,
+    pub retransmits: u64,
+    pub data_drops: u64,
+}
+
+pub struct Flow {
+    pub name: String,
+    pub group: String,
+    pub cc_name: String,
+    pub sender: Sender,
+    pub receiver: Receiver,
+    pub path_data: Vec<u32>,
+    pub path_ack: Vec<u32>,
+    pub start: SimTime,
+    pub stop: Option<SimTime>,
+    /// Round-trip propagation delay of the flow's paths.
+    pub base_rtt: SimTime,
+    pub counters: FlowCounters,
+    pub at_warmup: FlowSnapshot,
+    rto_event_at: Option<SimTime>,
+    delack_event_at: Option<SimTime>,
+    /// Delivered bytes at the previous sample, for the goodput series.
+    last_sample_bytes: u64,
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+pub struct LinkSnapshot {
+    pub busy_time: SimTime,
+    pub tx_bytes: u64,
+    pub drops: u64,
+    pub arrivals: u64,
+}
+
+/// Why a simulation could not be assembled.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BuildError(pub String);
+
+pub struct Simulation {
+    now: SimTime,
+    events: EventQueue,
+    pub n_nodes: usize,
+    pub links: Vec<Link>,
+    pub flows: Vec<Flow>,
+    /// Packets produced by an endpoint, waiting to be put on their path (reused buffer).
+    out: Vec<Packet>,
+    pub sample_interval: Option<SimTime>,
+    /// Links whose queues are sampled.
+    pub monitored: Vec<u32>,
+    pub flow_series: FlowSeries,
+    pub queue_series: QueueSeries,
+    last_sample_tx: Vec<u64>,
+    last_sample_time: SimTime,
+    pub warmup: SimTime,
+    pub link_at_warmup: Vec<LinkSnapshot>,
+    pub events_handled: u64,
+    started: bool,
+}
+
+impl Simulation {
+    pub fn new(n_nodes: usize) -> Self {
+        Simulation {
+            now: SimTime::ZERO,
+            events: EventQueue::new(),
+            n_nodes,
+            links: Vec::new(),
+            flows: Vec::new(),
+            out: Vec::with_capacity(64),
+            sample_interval: None,
+            monitored: Vec::new(),
+            flow_series: FlowSeries::default(),
+            queue_series: QueueSeries::default(),
+            last_sample_tx: Vec::new(),
+            last_sample_time: SimTime::ZERO,
+            warmup: SimTime::ZERO,
+            link_at_warmup: Vec::new(),
+            events_handled: 0,
+            started: false,
+        }
+    }
+
+    pub fn now(&self) -> SimTime {
+        self.now
+    }
+
+    pub fn add_link(&mut self, link: Link) -> u32 {
+        assert!((link.from as usize) < self.n_nodes && (link.to as usize) < self.n_nodes);
+        self.links.push(link);
+        (self.links.len() - 1) as u32
+    }
+
+    /// Adds a TCP flow from `src` to `dst` over the shortest paths both ways.
+    pub fn add_flow(&mut self, f: FlowSetup) -> Result<u32, BuildError> {
+        let id = self.flows.len() as u32;
+        let path_data = route(self.n_nodes, &self.links, f.src, f.dst)
+            .ok_or_else(|| BuildError(format!("flow {}: no route from node {} to node {}", f.name, f.src, f.dst)))?;
+        let path_ack = route(self.n_nodes, &self.links, f.dst, f.src)
+            .ok_or_else(|| BuildError(format!("flow {}: no route back from node {} to node {}", f.name, f.dst, f.src)))?;
+        if path_data.len() > u8::MAX as usize || path_ack.len() > u8::MAX as usize {
+            return Err(BuildError(format!("flow {}: path longer than 255 links", f.name)));
+        }
+        let base_rtt = path_data.iter().chain(path_ack.iter()).fold(SimTime::ZERO, |a, &l| a + self.links[l as usize].delay);
+        let limit = f.size_pkts.unwrap_or(u64::MAX);
+        self.flows.push(Flow {
+            sender: Sender::new(id, f.tcp, f.cc, limit),
+            receiver: Receiver::new(id, f.receiver),
+            name: f.name,
+            group: f.group,
+            cc_name: f.cc_name,
+            path_data,
+            path_ack,
+            start: f.start,
+            stop: f.stop,
+            base_rtt,
+            counters: FlowCounters::default(),
+            at_warmup: FlowSnapshot::default(),
+            rto_event_at: None,
+            delack_event_at: None,
+            last_sample_bytes: 0,
+        });
+        Ok(id)
+    }
+
+    fn init(&mut self) {
+        self.started = true;
+        for (i, f) in self.flows.iter().enumerate() {
+            self.events.push(f.start, Event::FlowStart(i as u32));
+            if let Some(s) = f.stop {
+                self.events.push(s, Event::FlowStop(i as u32));
+            }
+        }
+        self.last_sample_tx = vec![0; self.links.len()];
+        if self.sample_interval.is_some() {
+            self.events.push(SimTime::ZERO, Event::Sample);
+        }
+        self.link_at_warmup = vec![LinkSnapshot::default(); self.links.len()];
+        if self.warmup > SimTime::ZERO {
+            self.events.push(self.warmup, Event::Warmup);
+        }
+    }
+
+    /// Runs every event up to and including time `until`; the clock then reads `until`.
+    pub fn run_until(&mut self, until: SimTime) {
+        if !self.started {
+            self.init();
+        }
+        while let Some(t) = self.events.peek_time() {
+            if t > until {
+                break;
+            }
+            let (t, ev) = self.events.pop().expect("peeked");
+            self.now = t;
+            self.events_handled += 1;
+            self.handle(ev);
+        }
+        if until > self.now {
+            self.now = until;
+        }
+    }
+
+    fn handle(&mut self, ev: Event) {
+        match ev {
+            Event::WireHead(l) => self.wire_head(l),
+            Event::LinkReady(l) => {
+                self.links[l as usize].ready_pending = false;
+                self.start_tx(l);
+            }
+            Event::Rto(f) => self.rto_event(f),
+            Event::DelAck(f) => self.delack_event(f),
+            Event::FlowStart(f) => {
+                let now = self.now;
+                let mut out = std::mem::take(&mut self.out);
+                self.flows[f as usize].sender.start(now, &mut out);
+                self.emit(&mut out);
+                self.out = out;
+                self.sync_timers(f);
+            }
+            Event::FlowStop(f) => self.flows[f as usize].sender.stop(),
+            Event::Sample => self.sample(),
+            Event::Warmup => self.snapshot_warmup(),
+        }
+    }
+
+    fn emit(&mut self, out: &mut Vec<Packet>) {
+        for p in out.drain(..) {
+            self.forward(p);
+        }
+    }
+
+    /// Puts a packet on the next link of its path, or hands it to its endpoint.
+    fn forward(&mut self, mut p: Packet) {
+        let flow = &self.flows[p.flow as usize];
+        let path = if p.kind == Kind::Data { &flow.path_data } else { &flow.path_ack };
+        if (p.hop as usize) < path.len() {
+            let l = path[p.hop as usize];
+            p.hop += 1;
+            self.link_arrive(l, p);
+        } else {
+            self.deliver(p);
+        }
+    }
+
+    fn link_arrive(&mut self, l: u32, p: Packet) {
+        let now = self.now;
+        let link = &mut self.links[l as usize];
+        link.qstats.arrivals += 1;
+        link.qstats.arrival_bytes += p.size as u64;
+        // Idle: nothing being sent and nothing waiting (a waiting packet implies a pending LinkReady).
+        let idle = now >= link.busy_until && !link.ready_pending;
+        let ctx = EnqueueContext { now, idle_since: if idle { Some(link.busy_until) } else { None } };
+        link.qstats.advance(now, link.queue.len_pkts(), link.queue.len_bytes());
+        match link.queue.enqueue(p, &ctx) {
+            Ok(()) => {
+                link.qstats.observe_max(link.queue.len_pkts(), link.queue.len_bytes());
+                if idle {
+                    self.start_tx(l);
+                } else if !link.ready_pending {
+                    link.ready_pending = true;
+                    let t = link.busy_until;
+                    self.events.push(t, Event::LinkReady(l));
+                }
+            }
+            Err((p, cause)) => {
+                link.qstats.drop(cause, p.size);
+                self.count_drop(&p, cause);
+            }
+        }
+    }
+
+    fn count_drop(&mut self, p: &Packet, _cause: DropCause) {
+        let c = &mut self.flows[p.flow as usize].counters;
+        if p.is_data() {
+            c.data_drops += 1;
+        } else {
+            c.ack_drops += 1;
+        }
+    }
+
+    /// Takes the next packet from the link's queue and puts it on the wire.
+    fn start_tx(&mut self, l: u32) {
+        let now = self.now;
+        let link = &mut self.links[l as usize];
+        link.qstats.advance(now, link.queue.len_pkts(), link.queue.len_bytes());
+        let Some(p) = link.queue.dequeue(now) else { return };
+        link.qstats.departures += 1;
+        let tx = link.rate.tx_time(p.size);
+        link.busy_until = now + tx;
+        link.busy_time += tx;
+        link.tx_pkts += 1;
+        link.tx_bytes += p.size as u64;
+        let arrive = link.busy_until + link.delay;
+        let was_empty = link.wire.is_empty();
+        link.wire.push_back((arrive, p));
+        if link.queue.len_pkts() > 0 {
+            link.ready_pending = true;
+            let t = link.busy_until;
+            self.events.push(t, Event::LinkReady(l));
+        }
+        if was_empty {
+            self.events.push(arrive, Event::WireHead(l));
+        }
+    }
+
+    fn wire_head(&mut self, l: u32) {
+        let link = &mut self.links[l as usize];
+        let (_, p) = link.wire.pop_front().expect("a WireHead event implies a packet on the wire");
+        if let Some(&(next, _)) = link.wire.front() {
+            self.events.push(next, Event::WireHead(l));
+        }
+        self.forward(p);
+    }
+
+    fn deliver(&mut self, p: Packet) {
+        let now = self.now;
+        let f = p.flow;
+        match p.kind {
+            Kind::Data => {
+                if let Some(mut ack) = self.flows[f as usize].receiver.on_data(&p, now) {
+                    ack.hop = 0;
+                    self.forward(ack);
+                }
+            }
+            Kind::Ack => {
+                let mut out = std::mem::take(&mut self.out);
+                self.flows[f as usize].sender.on_ack(&p, now, &mut out);
+                self.emit(&mut out);
+                self.out = out;
+            }
+        }
+        self.sync_timers(f);
+    }
+
+    /// Schedules the flow's timers lazily: an event only when none is pending
+    /// before the deadline. A timer pushed later by an ACK just fires early,
+    /// finds its deadline in the future, and re-schedules itself once.
+    fn sync_timers(&mut self, f: u32) {
+        let fl = &mut self.flows[f as usize];
+        if let Some(d) = fl.sender.rto_deadline {
+            if fl.rto_event_at.is_none_or(|t| t > d) {
+                fl.rto_event_at = Some(d);
+                self.events.push(d, Event::Rto(f));
+            }
+        }
+        if let Some(d) = fl.receiver.delack_deadline {
+            if fl.delack_event_at.is_none_or(|t| t > d) {
+                fl.delack_event_at = Some(d);
+                self.events.push(d, Event::DelAck(f));
+            }
+        }
+    }
+
+    fn rto_event(&mut self, f: u32) {
+        let now = self.now;
+        let fl = &mut self.flows[f as usize];
+        if fl.rto_event_at == Some(now) {
+            fl.rto_event_at = None;
+        }
+        match fl.sender.rto_deadline {
+            Some(d) if d <= now => {
+                let mut out = std::mem::take(&mut self.out);
+                fl.sender.on_rto(now, &mut out);
+                self.emit(&mut out);
+                self.out = out;
+            }
+            _ => {}
+        }
+        self.sync_timers(f);
+    }
+
+    fn delack_event(&mut self, f: u32) {
+        let now = self.now;
+        let fl = &mut self.flows[f as usize];
+        if fl.delack_event_at == Some(now) {
+            fl.delack_event_at = None;
+        }
+        if let Some(d) = fl.receiver.delack_deadline {
+            if d <= now {
+                if let Some(mut ack) = fl.receiver.on_delack_timer(now) {
+                    ack.hop = 0;
+                    self.forward(ack);
+                }
+            }
+        }
+        self.sync_timers(f);
+    }
+
+    fn sample(&mut self) {
+        let now = self.now;
+        let dt = (now - self.last_sample_time).secs_f64();
+        for (i, f) in self.flows.iter_mut().enumerate() {
+            let bytes = f.receiver.stats.delivered_bytes;
+            let goodput = if dt > 0.0 { (bytes - f.last_sample_bytes) as f64 * 8.0 / dt } else { 0.0 };
+            f.last_sample_bytes = bytes;
+            self.flow_series.push(now, i as u32, &f.sender, bytes, goodput);
+        }
+        for &l in &self.monitored {
+            let link = &self.links[l as usize];
+            let tx = link.tx_bytes;
+            let thr = if dt > 0.0 { (tx - self.last_sample_tx[l as usize]) as f64 * 8.0 / dt } else { 0.0 };
+            self.last_sample_tx[l as usize] = tx;
+            self.queue_series.push(now, l, link.queue.len_pkts() as u64, link.queue.len_bytes(), thr);
+        }
+        self.last_sample_time = now;
+        if let Some(iv) = self.sample_interval {
+            self.events.push(now + iv, Event::Sample);
+        }
+    }
+
+    fn snapshot_warmup(&mut self) {
+        for f in &mut self.flows {
+            f.at_warmup = FlowSnapshot {
+                delivered_bytes: f.receiver.stats.delivered_bytes,
+                sent: f.sender.stats.sent,
+                retransmits: f.sender.stats.retransmits,
+                data_drops: f.counters.data_drops,
+            };
+        }
+        for (i, l) in self.links.iter().enumerate() {
+            self.link_at_warmup[i] = LinkSnapshot {
+                busy_time: l.busy_time,
+                tx_bytes: l.tx_bytes,
+                drops: l.qstats.total_drops(),
+                arrivals: l.qstats.arrivals,
+            };
+        }
+    }
+
+    /// Data packets: (sent by senders, received by receivers, dropped, waiting in queues, on wires).
+    /// Conservation: sent = received + dropped + in queues + on wires.
+    pub fn data_accounting(&self) -> (u64, u64, u64, u64, u64) {
+        let sent = self.flows.iter().map(|f| f.sender.stats.sent).sum();
+        let received = self.flows.iter().map(|f| f.receiver.stats.received).sum();
+        let dropped = self.flows.iter().map(|f| f.counters.data_drops).sum();
+        let queued = self.links.iter().map(|l| l.queue.packets().iter().filter(|p| p.is_data()).count() as u64).sum();
+        let wired = self.links.iter().map(|l| l.wire.iter().filter(|(_, p)| p.is_data()).count() as u64).sum();
+        (sent, received, dropped, queued, wired)
+    }
+
+    /// Events still scheduled.
+    pub fn pending_events(&self) -> usize {
+        self.events.len()
+    }
+}

@@ -1,0 +1,13 @@
+//! TCP endpoints as the papers' ns-2 agents behave: a sender with a choice of
+//! loss recovery, a receiver with SACK, timestamps and delayed ACKs.
+
+pub mod receiver;
+pub mod recovery;
+pub mod rtt;
+pub mod scoreboard;
+pub mod sender;
+
+pub use receiver::{Receiver, ReceiverConfig};
+pub use recovery::Recovery;
+pub use rtt::RtoConfig;
+pub use sender::{Sender, TcpConfig};

@@ -1,0 +1,280 @@
+//! The TCP receiver: cumulative ACKs, SACK blocks (RFC 2018), timestamp
+//! echo (RFC 7323), and optional delayed ACKs (RFC 5681 section 4.2).
+
+use crate::cc::CcHeader;
+use crate::packet::{Kind, Packet, SackBlock};
+use crate::units::SimTime;
+use std::collections::BTreeMap;
+
+#[derive(Clone, Copy, Debug)]
+pub struct ReceiverConfig {
+    pub ack_size: u32,
+    pub sack: bool,
+    /// Acknowledge every second in-order segment, or when the timer expires.
+    pub delayed_ack: bool,
+    /// Delayed-ACK timeout (ns-2's `interval_` default: 100 ms).
+    pub delack_timeout: SimTime,
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ReceiverStats {
+    /// Data packets received, duplicates included.
+    pub received: u64,
+    /// Segments delivered in order to the application.
+    pub delivered: u64,
+    /// Bytes delivered in order (goodput), counting whole packets as ns-2 does.
+    pub delivered_bytes: u64,
+    pub duplicates: u64,
+    pub acks_sent: u64,
+}
+
+pub struct Receiver {
+    cfg: ReceiverConfig,
+    flow: u32,
+    /// Next segment expected in order.
+    pub rcv_nxt: u64,
+    /// Segments received above `rcv_nxt`: disjoint intervals `[start, end)`.
+    ooo: BTreeMap<u64, u64>,
+    /// Segments inside the blocks reported most recently, most recent first (RFC 2018 section 4).
+    recent: [u64; 3],
+    n_recent: usize,
+    /// RFC 7323 TS.Recent.
+    ts_recent: SimTime,
+    /// The cumulative ACK last sent (RFC 7323 Last.ACK.sent).
+    last_ack_sent: u64,
+    /// In-order segments not yet acknowledged (delayed ACK).
+    unacked: u32,
+    last_cc: CcHeader,
+    /// When the delayed-ACK timer expires, if running.
+    pub delack_deadline: Option<SimTime>,
+    pub stats: ReceiverStats,
+}
+
+impl Receiver {
+    pub fn new(flow: u32, cfg: ReceiverConfig) -> Self {
+        Receiver {
+            cfg,
+            flow,
+            rcv_nxt: 0,
+            ooo: BTreeMap::new(),
+            recent: [0; 3],
+            n_recent: 0,
+            ts_recent: SimTime::ZERO,
+            last_ack_sent: 0,
+            unacked: 0,
+            last_cc: CcHeader::default(),
+            delack_deadline: None,
+            stats: ReceiverStats::default(),
+        }
+    }
+
+    /// Takes a data segment; returns the ACK to send now, if any.
+    pub fn on_data(&mut self, p: &Packet, now: SimTime) -> Option<Packet> {
+        self.stats.received += 1;
+        let seq = p.seq;
+        // RFC 7323 section 4.3: remember the timestamp of a segment at or below the last ACK sent.
+        if seq <= self.last_ack_sent {
+            self.ts_recent = p.ts_val;
+        }
+        self.last_cc = p.cc;
+        let immediate;
+        if seq < self.rcv_nxt || self.covered(seq) {
+            self.stats.duplicates += 1;
+            immediate = true;
+        } else if seq == self.rcv_nxt {
+            let had_gap = !self.ooo.is_empty();
+            self.rcv_nxt += 1;
+            let mut n = 1;
+            // Pull in any out-of-order interval now contiguous.
+            if let Some((&s, &e)) = self.ooo.iter().next() {
+                if s == self.rcv_nxt {
+                    self.ooo.remove(&s);
+                    n += e - s;
+                    self.rcv_nxt = e;
+                }
+            }
+            self.stats.delivered += n;
+            self.stats.delivered_bytes += n * p.size as u64;
+            self.unacked += 1;
+            // RFC 5681: ACK at once when a segment fills (part of) a gap.
+            immediate = had_gap || !self.cfg.delayed_ack || self.unacked >= 2;
+        } else {
+            self.insert_ooo(seq);
+            immediate = true;
+        }
+        if immediate {
+            Some(self.make_ack(now))
+        } else {
+            if self.delack_deadline.is_none() {
+                self.delack_deadline = Some(now + self.cfg.delack_timeout);
+            }
+            None
+        }
+    }
+
+    /// The delayed-ACK timer fired.
+    pub fn on_delack_timer(&mut self, now: SimTime) -> Option<Packet> {
+        self.delack_deadline = None;
+        if self.unacked > 0 {
+            Some(self.make_ack(now))
+        } else {
+            None
+        }
+    }
+
+    fn covered(&self, seq: u64) -> bool {
+        self.ooo.range(..=seq).next_back().is_some_and(|(_, &e)| seq < e)
+    }
+
+    fn insert_ooo(&mut self, seq: u64) {
+        let mut start = seq;
+        let mut end = seq + 1;
+        if let Some((&s, &e)) = self.ooo.range(..seq).next_back() {
+            if e == seq {
+                start = s;
+                self.ooo.remove(&s);
+            }
+        }
+        if let Some(&e) = self.ooo.get(&end) {
+            self.ooo.remove(&end);
+            end = e;
+        }
+        self.ooo.insert(start, end);
+        // The block holding this segment goes first; others keep their order (RFC 2018).
+        let keep: Vec<u64> = self.recent[..self.n_recent]
+            .iter()
+            .copied()
+            .filter(|&r| !(r >= start && r < end))
+            .collect();
+        self.recent[0] = seq;
+        let mut n = 1;
+        for r in keep.into_iter().take(2) {
+            self.recent[n] = r;
+            n += 1;
+        }
+        self.n_recent = n;
+    }
+
+    fn make_ack(&mut self, now: SimTime) -> Packet {
+        self.unacked = 0;
+        self.delack_deadline = None;
+        self.last_ack_sent = self.rcv_nxt;
+        let mut sack = [SackBlock::default(); 3];
+        let mut n_sack = 0u8;
+        if self.cfg.sack {
+            let mut kept = 0;
+            for i in 0..self.n_recent {
+                let r = self.recent[i];
+                if r < self.rcv_nxt {
+                    continue; // now cumulatively acknowledged
+                }
+                if let Some((&s, &e)) = self.ooo.range(..=r).next_back() {
+                    if r < e {
+                        sack[n_sack as usize] =
+                            SackBlock { start: (s - self.rcv_nxt) as u32, end: (e - self.rcv_nxt) as u32 };
+                        n_sack += 1;
+                        self.recent[kept] = r;
+                        kept += 1;
+                    }
+                }
+            }
+            self.n_recent = kept;
+        }
+        self.stats.acks_sent += 1;
+        Packet {
+            seq: self.rcv_nxt,
+            ts_val: now,
+            ts_ecr: self.ts_recent,
+            sack,
+            cc: self.last_cc,
+            flow: self.flow,
+            size: self.cfg.ack_size,
+            hop: 0,
+            kind: Kind::Ack,
+            n_sack,
+            retx: false,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rx(delayed: bool) -> Receiver {
+        Receiver::new(
+            0,
+            ReceiverConfig { ack_size: 40, sack: true, delayed_ack: delayed, delack_timeout: SimTime::from_millis(100) },
+        )
+    }
+
+    fn data(seq: u64, ts: u64) -> Packet {
+        Packet {
+            seq,
+            ts_val: SimTime(ts),
+            ts_ecr: SimTime::ZERO,
+            sack: [SackBlock::default(); 3],
+            cc: CcHeader([seq as u32, 7]),
+            flow: 0,
+            size: 1000,
+            hop: 0,
+            kind: Kind::Data,
+            n_sack: 0,
+            retx: false,
+        }
+    }
+
+    #[test]
+    fn out_of_order_segments_produce_sack_blocks_most_recent_first() {
+        let mut r = rx(false);
+        r.on_data(&data(0, 1), SimTime(1));
+        // 1 lost; 2,3 arrive, then 5 (4 lost too)
+        r.on_data(&data(2, 2), SimTime(2));
+        r.on_data(&data(3, 3), SimTime(3));
+        let a = r.on_data(&data(5, 4), SimTime(4)).unwrap();
+        assert_eq!(a.seq, 1);
+        assert_eq!(a.n_sack, 2);
+        // [5,6) first, then [2,4); offsets from the ACK (1).
+        assert_eq!(a.sack[0], SackBlock { start: 4, end: 5 });
+        assert_eq!(a.sack[1], SackBlock { start: 1, end: 3 });
+        // The retransmission of 1 fills the first hole: ACK 4, one block left.
+        let a = r.on_data(&data(1, 9), SimTime(9)).unwrap();
+        assert_eq!(a.seq, 4);
+        assert_eq!(a.n_sack, 1);
+        assert_eq!(a.sack[0], SackBlock { start: 1, end: 2 });
+        assert_eq!(r.stats.delivered, 4);
+    }
+
+    #[test]
+    fn timestamp_echo_is_held_across_a_hole_as_rfc7323_says() {
+        let mut r = rx(false);
+        r.on_data(&data(0, 10), SimTime(11));
+        let a = r.on_data(&data(2, 30), SimTime(31)).unwrap();
+        assert_eq!(a.ts_ecr, SimTime(10)); // the out-of-order segment does not update TS.Recent
+        let a = r.on_data(&data(1, 50), SimTime(51)).unwrap();
+        assert_eq!(a.ts_ecr, SimTime(50)); // the retransmission filling the hole does
+        assert_eq!(a.cc, CcHeader([1, 7]));
+    }
+
+    #[test]
+    fn delayed_ack_acknowledges_every_second_segment_or_on_timer() {
+        let mut r = rx(true);
+        assert!(r.on_data(&data(0, 1), SimTime(1)).is_none());
+        assert_eq!(r.delack_deadline, Some(SimTime(1) + SimTime::from_millis(100)));
+        assert_eq!(r.on_data(&data(1, 2), SimTime(2)).unwrap().seq, 2);
+        assert!(r.on_data(&data(2, 3), SimTime(3)).is_none());
+        assert_eq!(r.on_delack_timer(SimTime::from_millis(101)).unwrap().seq, 3);
+        // An out-of-order segment is acknowledged at once.
+        assert!(r.on_data(&data(5, 4), SimTime(4)).is_some());
+    }
+
+    #[test]
+    fn duplicate_segments_are_counted_and_acknowledged_at_once() {
+        let mut r = rx(true);
+        r.on_data(&data(0, 1), SimTime(1));
+        r.on_data(&data(1, 1), SimTime(1));
+        assert!(r.on_data(&data(0, 1), SimTime(2)).is_some());
+        assert_eq!(r.stats.duplicates, 1);
+        assert_eq!(r.stats.delivered, 2);
+    }
+}

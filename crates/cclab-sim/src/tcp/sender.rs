@@ -1,0 +1,387 @@
+//! The TCP sender: transmission, ACK processing, fast retransmit and
+//! recovery (`recovery.rs`), and the retransmission timer (RFC 6298).
+//!
+//! Sequence numbers count segments, as ns-2's agents do. The congestion
+//! window is an `f64` number of packets owned by the sender; the
+//! congestion-control algorithm proposes new values and the sender applies
+//! them (ssthresh on loss, cwnd on ACKs outside recovery).
+//!
+//! The sender talks to the simulation only through its arguments: it appends
+//! packets to send to `out` and exposes the deadline of its retransmission
+//! timer; the simulation schedules the timer lazily, so re-arming it on every
+//! ACK costs a field write, not an event.
+
+use super::recovery::Recovery;
+use super::rtt::{RtoConfig, RttEstimator};
+use super::scoreboard::Scoreboard;
+use crate::cc::{AckSample, CaState, CongestionControl, CwndEvent, SenderView};
+use crate::packet::{Kind, Packet, SackBlock};
+use crate::units::SimTime;
+
+/// Per-flow TCP settings.
+#[derive(Clone, Copy, Debug)]
+pub struct TcpConfig {
+    /// Data packet size on the wire, bytes.
+    pub mss: u32,
+    /// ACK size on the wire, bytes.
+    pub ack_size: u32,
+    pub recovery: Recovery,
+    /// Initial congestion window, packets.
+    pub init_cwnd: f64,
+    /// Initial slow-start threshold, packets.
+    pub init_ssthresh: f64,
+    /// Receiver window, packets.
+    pub rwnd: u64,
+    pub rto: RtoConfig,
+    /// RFC 7323 timestamps: RTT measured on every ACK. Without them, one
+    /// sample per ACK from the send time of a never-retransmitted segment (Karn).
+    pub timestamps: bool,
+    /// Duplicate ACKs that trigger fast retransmit.
+    pub dupthresh: u32,
+}
+
+impl Default for TcpConfig {
+    fn default() -> Self {
+        TcpConfig {
+            mss: 1500,
+            ack_size: 40,
+            recovery: Recovery::NewReno,
+            init_cwnd: 2.0,
+            init_ssthresh: f64::INFINITY,
+            rwnd: u64::MAX,
+            rto: RtoConfig::default(),
+            timestamps: true,
+            dupthresh: 3,
+        }
+    }
+}
+
+/// Counters of one sender.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SenderStats {
+    /// Data packets sent, retransmissions included.
+    pub sent: u64,
+    pub retransmits: u64,
+    pub timeouts: u64,
+    /// Fast retransmits (entries into fast recovery).
+    pub fast_retransmits: u64,
+}
+
+pub struct Sender {
+    pub cfg: TcpConfig,
+    pub cc: Box<dyn CongestionControl>,
+    flow: u32,
+    pub sb: Scoreboard,
+    /// Next segment to send in window-based sending (go-back-N after an RTO).
+    snd_nxt: u64,
+    /// Segments the application makes available (`u64::MAX`: unlimited).
+    limit: u64,
+    pub cwnd: f64,
+    pub ssthresh: f64,
+    pub state: CaState,
+    dupacks: u32,
+    /// `snd_max` when the current recovery started: recovery ends once the ACK reaches it.
+    recover: u64,
+    partial_acks: u32,
+    pub rtt: RttEstimator,
+    /// When the retransmission timer expires, if it is running.
+    pub rto_deadline: Option<SimTime>,
+    pub stats: SenderStats,
+    /// When the last segment of a finite flow was acknowledged.
+    pub completed_at: Option<SimTime>,
+    pub started: bool,
+}
+
+impl Sender {
+    pub fn new(flow: u32, cfg: TcpConfig, cc: Box<dyn CongestionControl>, limit: u64) -> Self {
+        Sender {
+            flow,
+            sb: Scoreboard::new(cfg.dupthresh),
+            snd_nxt: 0,
+            limit,
+            cwnd: cfg.init_cwnd,
+            ssthresh: cfg.init_ssthresh,
+            state: CaState::Open,
+            dupacks: 0,
+            recover: 0,
+            partial_acks: 0,
+            rtt: RttEstimator::new(cfg.rto),
+            rto_deadline: None,
+            stats: SenderStats::default(),
+            completed_at: None,
+            started: false,
+            cfg,
+            cc,
+        }
+    }
+
+    pub fn view(&self, now: SimTime) -> SenderView {
+        SenderView {
+            now,
+            cwnd: self.cwnd,
+            ssthresh: self.ssthresh,
+            flight_size: self.sb.high() - self.sb.una(),
+            srtt: self.rtt.srtt(),
+            rtt_min: self.rtt.rtt_min,
+            mss: self.cfg.mss,
+            state: self.state,
+        }
+    }
+
+    pub fn snd_una(&self) -> u64 {
+        self.sb.una()
+    }
+
+    /// The application starts: send the initial window.
+    pub fn start(&mut self, now: SimTime, out: &mut Vec<Packet>) {
+        self.started = true;
+        let v = self.view(now);
+        self.cc.cwnd_event(&v, CwndEvent::TxStart);
+        self.send(now, out);
+    }
+
+    /// The application stops: no new data beyond what was sent; outstanding data is still recovered.
+    pub fn stop(&mut self) {
+        self.limit = self.limit.min(self.sb.high());
+    }
+
+    fn set_state(&mut self, now: SimTime, s: CaState) {
+        if self.state != s {
+            let v = self.view(now);
+            self.cc.set_state(&v, s);
+            self.state = s;
+        }
+    }
+
+    fn arm_timer(&mut self, now: SimTime) {
+        self.rto_deadline = Some(now + self.rtt.rto());
+    }
+
+    fn xmit(&mut self, seq: u64, now: SimTime, out: &mut Vec<Packet>) {
+        let retx = seq < self.sb.high();
+        self.sb.on_send(seq, now);
+        let v = self.view(now);
+        let cc = self.cc.on_send(&v, seq);
+        out.push(Packet {
+            seq,
+            ts_val: now,
+            ts_ecr: SimTime::ZERO,
+            sack: [SackBlock::default(); 3],
+            cc,
+            flow: self.flow,
+            size: self.cfg.mss,
+            hop: 0,
+            kind: Kind::Data,
+            n_sack: 0,
+            retx,
+        });
+        self.stats.sent += 1;
+        if retx {
+            self.stats.retransmits += 1;
+        }
+        if self.rto_deadline.is_none() {
+            self.arm_timer(now);
+        }
+    }
+
+    fn may_send_new(&self) -> bool {
+        let high = self.sb.high();
+        high < self.limit && high - self.sb.una() < self.cfg.rwnd
+    }
+
+    /// Sends whatever the window allows.
+    fn send(&mut self, now: SimTime, out: &mut Vec<Packet>) {
+        if !self.started {
+            return;
+        }
+        let pipe_driven = self.cfg.recovery == Recovery::Sack && matches!(self.state, CaState::Recovery | CaState::Loss);
+        if pipe_driven {
+            // RFC 6675 (5) and (C): send while cwnd - pipe >= 1, holes first.
+            let wnd = self.cwnd.floor().max(1.0) as u64;
+            while self.sb.pipe() < wnd {
+                if let Some(s) = self.sb.next_lost() {
+                    self.xmit(s, now, out);
+                } else if self.may_send_new() {
+                    let s = self.sb.high();
+                    self.xmit(s, now, out);
+                } else {
+                    break;
+                }
+            }
+            self.snd_nxt = self.sb.high();
+        } else {
+            let wnd = (self.cwnd.floor().max(1.0) as u64).min(self.cfg.rwnd);
+            let una = self.sb.una();
+            while self.snd_nxt < una + wnd && self.snd_nxt < self.limit {
+                let s = self.snd_nxt;
+                self.xmit(s, now, out);
+                self.snd_nxt += 1;
+            }
+        }
+    }
+
+    fn enter_recovery(&mut self, now: SimTime, out: &mut Vec<Packet>) {
+        let v = self.view(now);
+        self.ssthresh = self.cc.ssthresh(&v);
+        self.recover = self.sb.high();
+        self.partial_acks = 0;
+        self.stats.fast_retransmits += 1;
+        self.set_state(now, CaState::Recovery);
+        let una = self.sb.una();
+        self.sb.mark_lost_one(una);
+        // RFC 5681 step 2-3, RFC 6582 step 2, RFC 6675 (4.3): retransmit the first lost segment now.
+        self.xmit(una, now, out);
+        self.cwnd = match self.cfg.recovery {
+            Recovery::Sack => self.ssthresh,
+            // Inflate by the segments that left the network (the duplicate ACKs).
+            _ => self.ssthresh + self.cfg.dupthresh as f64,
+        };
+    }
+
+    fn exit_recovery(&mut self, now: SimTime) {
+        self.cwnd = self.ssthresh;
+        self.set_state(now, CaState::Open);
+        let v = self.view(now);
+        self.cc.cwnd_event(&v, CwndEvent::RecoveryEnd);
+    }
+
+    /// Processes one ACK.
+    pub fn on_ack(&mut self, ack: &Packet, now: SimTime, out: &mut Vec<Packet>) {
+        let a = ack.seq;
+        let una = self.sb.una();
+        if a > self.sb.high() || a < una {
+            return; // acknowledges data never sent, or an old reordered ACK
+        }
+        let newly_acked = a - una;
+
+        let mut rtt = None;
+        if newly_acked > 0 {
+            if self.cfg.timestamps {
+                rtt = Some(now.saturating_sub(ack.ts_ecr));
+            } else if let Some((sent_at, ever_retx)) = self.sb.sent_info(a - 1) {
+                if !ever_retx {
+                    rtt = Some(now - sent_at);
+                }
+            }
+        }
+        if let Some(r) = rtt {
+            self.rtt.sample(r);
+        }
+
+        let mut newly_sacked = 0;
+        if self.cfg.recovery == Recovery::Sack {
+            for b in &ack.sack[..ack.n_sack as usize] {
+                newly_sacked += self.sb.sack(a + b.start as u64, a + b.end as u64);
+            }
+        }
+        let fresh = if newly_acked > 0 { self.sb.ack_to(a) } else { 0 };
+        if self.cfg.recovery == Recovery::Sack {
+            self.sb.mark_lost();
+        }
+        let delivered = fresh + newly_sacked;
+        if delivered > 0 || rtt.is_some() {
+            let v = self.view(now);
+            let s = AckSample { acked: delivered as u32, rtt, rcv_tsval: ack.ts_val, cc_echo: ack.cc };
+            self.cc.pkts_acked(&v, &s);
+        }
+
+        if newly_acked > 0 {
+            self.on_new_ack(a, newly_acked, now, out);
+        } else if self.sb.high() > una {
+            self.on_dupack(now, out);
+        }
+        self.send(now, out);
+        if self.completed_at.is_none() && self.limit != u64::MAX && self.sb.una() >= self.limit {
+            self.completed_at = Some(now);
+        }
+    }
+
+    fn on_new_ack(&mut self, a: u64, newly_acked: u64, now: SimTime, out: &mut Vec<Packet>) {
+        self.dupacks = 0;
+        let mut restart_timer = true;
+        match self.state {
+            CaState::Recovery => match self.cfg.recovery {
+                Recovery::Reno => self.exit_recovery(now),
+                _ if a >= self.recover => self.exit_recovery(now),
+                Recovery::NewReno => {
+                    // RFC 6582 3.2 step 5: retransmit the next hole, deflate by what was acknowledged.
+                    self.xmit(a, now, out);
+                    self.cwnd = (self.cwnd - newly_acked as f64 + 1.0).max(1.0);
+                    self.partial_acks += 1;
+                    restart_timer = self.partial_acks == 1;
+                }
+                Recovery::Sack => {}
+            },
+            CaState::Loss | CaState::Open | CaState::Disorder => {
+                if self.state == CaState::Loss {
+                    if a >= self.recover {
+                        self.set_state(now, CaState::Open);
+                    }
+                } else {
+                    self.set_state(now, CaState::Open);
+                }
+                let v = self.view(now);
+                self.cwnd = self.cc.cong_avoid(&v, newly_acked as u32).max(1.0);
+            }
+        }
+        if self.snd_nxt < a {
+            self.snd_nxt = a;
+        }
+        if self.sb.high() == self.sb.una() {
+            self.rto_deadline = None;
+        } else if restart_timer {
+            self.arm_timer(now);
+        }
+    }
+
+    fn on_dupack(&mut self, now: SimTime, out: &mut Vec<Packet>) {
+        self.dupacks += 1;
+        match self.state {
+            CaState::Open | CaState::Disorder => {
+                let una = self.sb.una();
+                let trigger = match self.cfg.recovery {
+                    Recovery::Sack => self.dupacks >= self.cfg.dupthresh || self.sb.is_lost(una),
+                    _ => self.dupacks == self.cfg.dupthresh,
+                };
+                // RFC 6582 section 4 / RFC 6675 RecoveryPoint: not again for the same window.
+                let allowed = self.cfg.recovery == Recovery::Reno || una >= self.recover;
+                if trigger && allowed {
+                    self.enter_recovery(now, out);
+                } else {
+                    self.set_state(now, CaState::Disorder);
+                }
+            }
+            CaState::Recovery => {
+                if self.cfg.recovery != Recovery::Sack {
+                    self.cwnd += 1.0; // RFC 5681 step 4: each duplicate ACK is a packet that left
+                }
+            }
+            CaState::Loss => {}
+        }
+    }
+
+    /// The retransmission timer fired (RFC 6298 (5.4)–(5.7)).
+    pub fn on_rto(&mut self, now: SimTime, out: &mut Vec<Packet>) {
+        self.rto_deadline = None;
+        if self.sb.high() == self.sb.una() {
+            return;
+        }
+        self.stats.timeouts += 1;
+        if matches!(self.state, CaState::Open | CaState::Disorder) {
+            let v = self.view(now);
+            self.ssthresh = self.cc.ssthresh(&v);
+        }
+        let v = self.view(now);
+        self.cc.cwnd_event(&v, CwndEvent::Timeout);
+        self.cwnd = 1.0; // the loss window, RFC 5681
+        self.recover = self.sb.high();
+        self.dupacks = 0;
+        self.set_state(now, CaState::Loss);
+        self.rtt.backoff += 1;
+        match self.cfg.recovery {
+            Recovery::Sack => self.sb.mark_all_lost(),
+            _ => self.snd_nxt = self.sb.una(),
+        }
+        self.send(now, out);
+    }
+}
