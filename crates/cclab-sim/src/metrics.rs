@@ -72,7 +72,11 @@ pub fn jain(x: &[f64]) -> f64 {
     let n = x.len() as f64;
     let s: f64 = x.iter().sum();
     let s2: f64 = x.iter().map(|v| v * v).sum();
-    if s2 == 0.0 { 1.0 } else { s * s / (n * s2) }
+    if s2 == 0.0 {
+        1.0
+    } else {
+        s * s / (n * s2)
+    }
 }
 
 #[cfg(test)]

@@ -6,11 +6,25 @@ use crate::metrics::jain;
 use crate::sim::Simulation;
 use crate::units::SimTime;
 
-#[derive(Clone, Debug, PartialEq)]
+/// Columns compare bit for bit (so NaN equals NaN): "same results" means the same bits.
+#[derive(Clone, Debug)]
 pub enum Column {
     F64(Vec<f64>),
     U64(Vec<u64>),
     Str(Vec<String>),
+}
+
+impl PartialEq for Column {
+    fn eq(&self, o: &Self) -> bool {
+        match (self, o) {
+            (Column::F64(a), Column::F64(b)) => {
+                a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.to_bits() == y.to_bits())
+            }
+            (Column::U64(a), Column::U64(b)) => a == b,
+            (Column::Str(a), Column::Str(b)) => a == b,
+            _ => false,
+        }
+    }
 }
 
 impl Column {
@@ -45,7 +59,10 @@ impl Table {
     }
 
     pub fn get(&self, name: &str) -> Option<&Column> {
-        self.columns.iter().find(|(n, _)| *n == name).map(|(_, c)| c)
+        self.columns
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, c)| c)
     }
 
     pub fn f64s(&self, name: &str) -> &[f64] {
@@ -68,7 +85,7 @@ impl Table {
 }
 
 /// Everything a run produces.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default)]
 pub struct RunOutput {
     pub flows: Table,
     pub queues: Table,
@@ -79,9 +96,28 @@ pub struct RunOutput {
     pub summary: Vec<(&'static str, f64)>,
 }
 
+impl PartialEq for RunOutput {
+    fn eq(&self, o: &Self) -> bool {
+        self.flows == o.flows
+            && self.queues == o.queues
+            && self.links == o.links
+            && self.flow_series == o.flow_series
+            && self.queue_series == o.queue_series
+            && self.summary.len() == o.summary.len()
+            && self
+                .summary
+                .iter()
+                .zip(&o.summary)
+                .all(|(a, b)| a.0 == b.0 && a.1.to_bits() == b.1.to_bits())
+    }
+}
+
 impl RunOutput {
     pub fn summary_value(&self, name: &str) -> Option<f64> {
-        self.summary.iter().find(|(n, _)| *n == name).map(|(_, v)| *v)
+        self.summary
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, v)| *v)
     }
 }
 
@@ -101,21 +137,48 @@ pub fn collect(sim: &Simulation, end: SimTime) -> RunOutput {
             let to = f.sender.completed_at.unwrap_or(end).min(end);
             let secs = to.saturating_sub(from).secs_f64();
             let bytes = f.receiver.stats.delivered_bytes - f.at_warmup.delivered_bytes;
-            if secs > 0.0 { bytes as f64 * 8.0 / secs } else { 0.0 }
+            if secs > 0.0 {
+                bytes as f64 * 8.0 / secs
+            } else {
+                0.0
+            }
         })
         .collect();
     t.u64("flow", (0..fl.len() as u64).collect());
     t.str("name", fl.iter().map(|f| f.name.clone()).collect());
     t.str("group", fl.iter().map(|f| f.group.clone()).collect());
     t.str("cc", fl.iter().map(|f| f.cc_name.clone()).collect());
-    t.str("recovery", fl.iter().map(|f| f.sender.cfg.recovery.name().to_string()).collect());
+    t.str(
+        "recovery",
+        fl.iter()
+            .map(|f| f.sender.cfg.recovery.name().to_string())
+            .collect(),
+    );
     t.f64("start_s", fl.iter().map(|f| f.start.secs_f64()).collect());
-    t.f64("base_rtt_s", fl.iter().map(|f| f.base_rtt.secs_f64()).collect());
-    t.u64("packet_size", fl.iter().map(|f| f.sender.cfg.mss as u64).collect());
-    t.u64("sent_pkts", fl.iter().map(|f| f.sender.stats.sent).collect());
-    t.u64("retransmits", fl.iter().map(|f| f.sender.stats.retransmits).collect());
-    t.u64("timeouts", fl.iter().map(|f| f.sender.stats.timeouts).collect());
-    t.u64("fast_retransmits", fl.iter().map(|f| f.sender.stats.fast_retransmits).collect());
+    t.f64(
+        "base_rtt_s",
+        fl.iter().map(|f| f.base_rtt.secs_f64()).collect(),
+    );
+    t.u64(
+        "packet_size",
+        fl.iter().map(|f| f.sender.cfg.mss as u64).collect(),
+    );
+    t.u64(
+        "sent_pkts",
+        fl.iter().map(|f| f.sender.stats.sent).collect(),
+    );
+    t.u64(
+        "retransmits",
+        fl.iter().map(|f| f.sender.stats.retransmits).collect(),
+    );
+    t.u64(
+        "timeouts",
+        fl.iter().map(|f| f.sender.stats.timeouts).collect(),
+    );
+    t.u64(
+        "fast_retransmits",
+        fl.iter().map(|f| f.sender.stats.fast_retransmits).collect(),
+    );
     t.u64("drops", fl.iter().map(|f| f.counters.data_drops).collect());
     t.f64(
         "loss_rate",
@@ -123,18 +186,48 @@ pub fn collect(sim: &Simulation, end: SimTime) -> RunOutput {
             .map(|f| {
                 let sent = f.sender.stats.sent - f.at_warmup.sent;
                 let drops = f.counters.data_drops - f.at_warmup.data_drops;
-                if sent > 0 { drops as f64 / sent as f64 } else { 0.0 }
+                if sent > 0 {
+                    drops as f64 / sent as f64
+                } else {
+                    0.0
+                }
             })
             .collect(),
     );
-    t.u64("delivered_pkts", fl.iter().map(|f| f.receiver.stats.delivered).collect());
-    t.u64("delivered_bytes", fl.iter().map(|f| f.receiver.stats.delivered_bytes).collect());
+    t.u64(
+        "delivered_pkts",
+        fl.iter().map(|f| f.receiver.stats.delivered).collect(),
+    );
+    t.u64(
+        "delivered_bytes",
+        fl.iter()
+            .map(|f| f.receiver.stats.delivered_bytes)
+            .collect(),
+    );
     t.f64("goodput_bps", goodput.clone());
-    t.f64("rtt_min_s", fl.iter().map(|f| f.sender.rtt.rtt_min.secs_f64()).collect());
-    t.f64("rtt_mean_s", fl.iter().map(|f| f.sender.rtt.mean()).collect());
-    t.f64("rtt_max_s", fl.iter().map(|f| f.sender.rtt.rtt_max.secs_f64()).collect());
+    t.f64(
+        "rtt_min_s",
+        fl.iter().map(|f| f.sender.rtt.rtt_min.secs_f64()).collect(),
+    );
+    t.f64(
+        "rtt_mean_s",
+        fl.iter().map(|f| f.sender.rtt.mean()).collect(),
+    );
+    t.f64(
+        "rtt_max_s",
+        fl.iter().map(|f| f.sender.rtt.rtt_max.secs_f64()).collect(),
+    );
     t.f64("cwnd_final", fl.iter().map(|f| f.sender.cwnd).collect());
-    t.f64("completion_s", fl.iter().map(|f| f.sender.completed_at.map_or(f64::NAN, |c| (c - f.start).secs_f64())).collect());
+    t.f64(
+        "completion_s",
+        fl.iter()
+            .map(|f| {
+                f.sender
+                    .completed_at
+                    .map_or(f64::NAN, |c| (c - f.start).secs_f64())
+            })
+            .collect(),
+    );
     out.flows = t;
 
     // Queues and links.
@@ -144,10 +237,19 @@ pub fn collect(sim: &Simulation, end: SimTime) -> RunOutput {
     q.str("name", ls.iter().map(|l| l.name.clone()).collect());
     q.str("role", ls.iter().map(|l| l.role.to_string()).collect());
     q.u64("arrivals", ls.iter().map(|l| l.qstats.arrivals).collect());
-    q.u64("departures", ls.iter().map(|l| l.qstats.departures).collect());
+    q.u64(
+        "departures",
+        ls.iter().map(|l| l.qstats.departures).collect(),
+    );
     q.u64("drops", ls.iter().map(|l| l.qstats.total_drops()).collect());
-    q.u64("drops_overflow", ls.iter().map(|l| l.qstats.drops[0]).collect());
-    q.u64("drops_early", ls.iter().map(|l| l.qstats.drops[1]).collect());
+    q.u64(
+        "drops_overflow",
+        ls.iter().map(|l| l.qstats.drops[0]).collect(),
+    );
+    q.u64(
+        "drops_early",
+        ls.iter().map(|l| l.qstats.drops[1]).collect(),
+    );
     q.u64("drops_link", ls.iter().map(|l| l.qstats.drops[2]).collect());
     // The integrals are brought up to `end` on a copy.
     let mean_pkts: Vec<f64> = ls
@@ -172,15 +274,28 @@ pub fn collect(sim: &Simulation, end: SimTime) -> RunOutput {
         .zip(&mean_pkts)
         .map(|(l, &n)| {
             let rate = l.qstats.departures as f64 / end.secs_f64();
-            if rate > 0.0 { n / rate } else { 0.0 }
+            if rate > 0.0 {
+                n / rate
+            } else {
+                0.0
+            }
         })
         .collect();
     q.f64("mean_len_pkts", mean_pkts);
     q.f64("mean_len_bytes", mean_bytes);
-    q.u64("max_len_pkts", ls.iter().map(|l| l.qstats.max_pkts).collect());
-    q.u64("max_len_bytes", ls.iter().map(|l| l.qstats.max_bytes).collect());
+    q.u64(
+        "max_len_pkts",
+        ls.iter().map(|l| l.qstats.max_pkts).collect(),
+    );
+    q.u64(
+        "max_len_bytes",
+        ls.iter().map(|l| l.qstats.max_bytes).collect(),
+    );
     q.f64("mean_delay_s", mean_delay);
-    q.u64("len_pkts_end", ls.iter().map(|l| l.queue.len_pkts() as u64).collect());
+    q.u64(
+        "len_pkts_end",
+        ls.iter().map(|l| l.queue.len_pkts() as u64).collect(),
+    );
     out.queues = q;
 
     let util: Vec<f64> = ls
@@ -189,8 +304,15 @@ pub fn collect(sim: &Simulation, end: SimTime) -> RunOutput {
         .map(|(i, l)| {
             let w = sim.link_at_warmup.get(i).copied().unwrap_or_default();
             // Busy time already booked past `end` (the packet on the transmitter) is not counted.
-            let busy = l.busy_time.saturating_sub(w.busy_time).saturating_sub(l.busy_until.saturating_sub(end));
-            if window > 0.0 { (busy.secs_f64() / window).min(1.0) } else { 0.0 }
+            let busy = l
+                .busy_time
+                .saturating_sub(w.busy_time)
+                .saturating_sub(l.busy_until.saturating_sub(end));
+            if window > 0.0 {
+                (busy.secs_f64() / window).min(1.0)
+            } else {
+                0.0
+            }
         })
         .collect();
     let mut k = Table::default();
@@ -241,7 +363,10 @@ pub fn collect(sim: &Simulation, end: SimTime) -> RunOutput {
         ("data_dropped", dropped as f64),
         ("data_in_queues", queued as f64),
         ("data_on_wires", wired as f64),
-        ("timeouts", fl.iter().map(|f| f.sender.stats.timeouts as f64).sum()),
+        (
+            "timeouts",
+            fl.iter().map(|f| f.sender.stats.timeouts as f64).sum(),
+        ),
         ("events", sim.events_handled as f64),
     ];
     if let Some(b) = bottleneck {

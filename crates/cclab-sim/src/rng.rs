@@ -8,6 +8,8 @@ use rand_pcg::Pcg64;
 pub mod stream {
     /// Flow start times drawn in a window.
     pub const FLOW_START: u64 = 1;
+    /// Per-flow random send overhead (index: flow).
+    pub const SEND_OVERHEAD: u64 = 2;
 }
 
 fn splitmix64(mut z: u64) -> u64 {
@@ -21,7 +23,10 @@ fn splitmix64(mut z: u64) -> u64 {
 pub fn stream_rng(seed: u64, stream: u64, index: u64) -> Pcg64 {
     let a = splitmix64(seed ^ splitmix64(stream.wrapping_mul(0x1000_0000_01B3) ^ index));
     let b = splitmix64(a ^ 0xD1B5_4A32_D192_ED03);
-    Pcg64::new(((a as u128) << 64) | b as u128, ((stream as u128) << 64) | index as u128)
+    Pcg64::new(
+        ((a as u128) << 64) | b as u128,
+        ((stream as u128) << 64) | index as u128,
+    )
 }
 
 #[cfg(test)]
@@ -31,10 +36,22 @@ mod tests {
 
     #[test]
     fn same_seed_same_numbers_other_seed_or_stream_other_numbers() {
-        let a: Vec<u64> = (0..4).map(|_| 0).scan(stream_rng(7, 1, 0), |r, _| Some(r.gen())).collect();
-        let b: Vec<u64> = (0..4).map(|_| 0).scan(stream_rng(7, 1, 0), |r, _| Some(r.gen())).collect();
-        let c: Vec<u64> = (0..4).map(|_| 0).scan(stream_rng(8, 1, 0), |r, _| Some(r.gen())).collect();
-        let d: Vec<u64> = (0..4).map(|_| 0).scan(stream_rng(7, 2, 0), |r, _| Some(r.gen())).collect();
+        let a: Vec<u64> = (0..4)
+            .map(|_| 0)
+            .scan(stream_rng(7, 1, 0), |r, _| Some(r.gen()))
+            .collect();
+        let b: Vec<u64> = (0..4)
+            .map(|_| 0)
+            .scan(stream_rng(7, 1, 0), |r, _| Some(r.gen()))
+            .collect();
+        let c: Vec<u64> = (0..4)
+            .map(|_| 0)
+            .scan(stream_rng(8, 1, 0), |r, _| Some(r.gen()))
+            .collect();
+        let d: Vec<u64> = (0..4)
+            .map(|_| 0)
+            .scan(stream_rng(7, 2, 0), |r, _| Some(r.gen()))
+            .collect();
         assert_eq!(a, b);
         assert_ne!(a, c);
         assert_ne!(a, d);

@@ -45,17 +45,35 @@ pub struct ScenarioError {
 impl fmt::Display for ScenarioError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if self.value.starts_with('(') {
-            write!(f, "{}: {}; accepted: {}", self.field, &self.value[1..self.value.len() - 1], self.accepted)
+            write!(
+                f,
+                "{}: {}; accepted: {}",
+                self.field,
+                &self.value[1..self.value.len() - 1],
+                self.accepted
+            )
         } else {
-            write!(f, "{}: invalid value '{}'; accepted: {}", self.field, self.value, self.accepted)
+            write!(
+                f,
+                "{}: invalid value '{}'; accepted: {}",
+                self.field, self.value, self.accepted
+            )
         }
     }
 }
 
 impl std::error::Error for ScenarioError {}
 
-fn err(field: impl Into<String>, value: impl fmt::Display, accepted: impl Into<String>) -> ScenarioError {
-    ScenarioError { field: field.into(), value: value.to_string(), accepted: accepted.into() }
+fn err(
+    field: impl Into<String>,
+    value: impl fmt::Display,
+    accepted: impl Into<String>,
+) -> ScenarioError {
+    ScenarioError {
+        field: field.into(),
+        value: value.to_string(),
+        accepted: accepted.into(),
+    }
 }
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
@@ -218,6 +236,10 @@ pub struct FlowGroup {
     /// Duplicate ACKs for fast retransmit (default 3).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dupthresh: Option<u32>,
+    /// Random send overhead per data packet, uniform in [0, overhead] (ns-2's
+    /// `overhead_`); breaks drop-tail phase effects. Default "0s".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub overhead: Option<String>,
 }
 
 impl Scenario {
@@ -241,7 +263,11 @@ impl Scenario {
             let path = e.path().to_string();
             let inner = e.into_inner();
             ScenarioError {
-                field: if path == "." { "(scenario)".into() } else { path },
+                field: if path == "." {
+                    "(scenario)".into()
+                } else {
+                    path
+                },
                 value: format!("({inner})"),
                 accepted: "the fields and types of docs/scenario.md".into(),
             }
@@ -289,7 +315,11 @@ pub struct Built {
 
 const QUEUES: &str = "droptail";
 
-fn make_queue(field: &str, kind: Option<&str>, cap: Capacity) -> Result<Box<dyn QueueDisc>, ScenarioError> {
+fn make_queue(
+    field: &str,
+    kind: Option<&str>,
+    cap: Capacity,
+) -> Result<Box<dyn QueueDisc>, ScenarioError> {
     match kind.unwrap_or("droptail") {
         "droptail" => Ok(Box::new(DropTail::new(cap))),
         other => Err(err(field, other, QUEUES)),
@@ -303,7 +333,13 @@ fn capacity(b: BufferSize, bdp_pkts: Option<f64>, field: &str) -> Result<Capacit
         BufferSize::Unlimited => Capacity::Unlimited,
         BufferSize::Bdp(k) => match bdp_pkts {
             Some(bdp) => Capacity::Packets(((k * bdp).round() as u64).max(1)),
-            None => return Err(err(field, format!("{k}bdp"), "a buffer in packets or bytes (a BDP is defined only on a dumbbell)")),
+            None => {
+                return Err(err(
+                    field,
+                    format!("{k}bdp"),
+                    "a buffer in packets or bytes (a BDP is defined only on a dumbbell)",
+                ))
+            }
         },
     })
 }
@@ -319,12 +355,21 @@ struct GroupSettings {
     spread: SimTime,
     stop: Option<SimTime>,
     size_pkts: Option<u64>,
+    overhead: SimTime,
 }
 
-fn group_settings(g: &FlowGroup, p: &str, duration: SimTime) -> Result<GroupSettings, ScenarioError> {
+fn group_settings(
+    g: &FlowGroup,
+    p: &str,
+    duration: SimTime,
+) -> Result<GroupSettings, ScenarioError> {
     let count = g.count.unwrap_or(1);
     if count == 0 || count > 1_000_000 {
-        return Err(err(format!("{p}.count"), count, "a whole number from 1 to 1000000"));
+        return Err(err(
+            format!("{p}.count"),
+            count,
+            "a whole number from 1 to 1000000",
+        ));
     }
     let params: Params = g.cc_params.clone().unwrap_or_default();
     // Build once to validate the name and the parameters.
@@ -343,34 +388,58 @@ fn group_settings(g: &FlowGroup, p: &str, duration: SimTime) -> Result<GroupSett
                 Recovery::NewReno
             }
         }
-        Some(r) => Recovery::parse(r).ok_or_else(|| err(format!("{p}.recovery"), r, Recovery::NAMES))?,
+        Some(r) => {
+            Recovery::parse(r).ok_or_else(|| err(format!("{p}.recovery"), r, Recovery::NAMES))?
+        }
     };
     let mss = match &g.packet_size {
         None => 1500,
         Some(s) => bytes(&format!("{p}.packet_size"), s)?,
     };
     if !(64..=65_535).contains(&mss) {
-        return Err(err(format!("{p}.packet_size"), g.packet_size.clone().unwrap_or_default(), "64B to 65535B"));
+        return Err(err(
+            format!("{p}.packet_size"),
+            g.packet_size.clone().unwrap_or_default(),
+            "64B to 65535B",
+        ));
     }
     let ack_size = match &g.ack_size {
         None => 40,
         Some(s) => bytes(&format!("{p}.ack_size"), s)?,
     };
     if !(20..=65_535).contains(&ack_size) {
-        return Err(err(format!("{p}.ack_size"), g.ack_size.clone().unwrap_or_default(), "20B to 65535B"));
+        return Err(err(
+            format!("{p}.ack_size"),
+            g.ack_size.clone().unwrap_or_default(),
+            "20B to 65535B",
+        ));
     }
     let init_cwnd = g.init_cwnd.unwrap_or(2.0);
     if !(1.0..=1e9).contains(&init_cwnd) {
-        return Err(err(format!("{p}.init_cwnd"), init_cwnd, "a number of packets from 1 to 1e9"));
+        return Err(err(
+            format!("{p}.init_cwnd"),
+            init_cwnd,
+            "a number of packets from 1 to 1e9",
+        ));
     }
     let init_ssthresh = g.init_ssthresh.unwrap_or(f64::INFINITY);
     if init_ssthresh.is_nan() || init_ssthresh < 2.0 {
-        return Err(err(format!("{p}.init_ssthresh"), init_ssthresh, "a number of packets >= 2"));
+        return Err(err(
+            format!("{p}.init_ssthresh"),
+            init_ssthresh,
+            "a number of packets >= 2",
+        ));
     }
     let rwnd = match g.rwnd {
         None => u64::MAX,
         Some(w) if (1.0..=1e12).contains(&w) && w.fract() == 0.0 => w as u64,
-        Some(w) => return Err(err(format!("{p}.rwnd"), w, "a whole number of packets from 1 to 1e12")),
+        Some(w) => {
+            return Err(err(
+                format!("{p}.rwnd"),
+                w,
+                "a whole number of packets from 1 to 1e12",
+            ))
+        }
     };
     let dupthresh = g.dupthresh.unwrap_or(3);
     if !(1..=1000).contains(&dupthresh) {
@@ -399,14 +468,22 @@ fn group_settings(g: &FlowGroup, p: &str, duration: SimTime) -> Result<GroupSett
         Some(s) => time(&format!("{p}.start_spread"), s)?,
     };
     if start > duration {
-        return Err(err(format!("{p}.start"), g.start.clone().unwrap_or_default(), "a time within the duration"));
+        return Err(err(
+            format!("{p}.start"),
+            g.start.clone().unwrap_or_default(),
+            "a time within the duration",
+        ));
     }
     let stop = match &g.stop {
         None => None,
         Some(s) => {
             let t = time(&format!("{p}.stop"), s)?;
             if t <= start + spread {
-                return Err(err(format!("{p}.stop"), s, "a time after the start (and after start + start_spread)"));
+                return Err(err(
+                    format!("{p}.stop"),
+                    s,
+                    "a time after the start (and after start + start_spread)",
+                ));
             }
             Some(t)
         }
@@ -422,7 +499,12 @@ fn group_settings(g: &FlowGroup, p: &str, duration: SimTime) -> Result<GroupSett
         }
     };
     let timestamps = g.timestamps.unwrap_or(true);
+    let overhead = match &g.overhead {
+        None => SimTime::ZERO,
+        Some(s) => time(&format!("{p}.overhead"), s)?,
+    };
     Ok(GroupSettings {
+        overhead,
         count,
         cc_name: g.cc.clone(),
         params,
@@ -513,7 +595,10 @@ fn build(sc: &Scenario, seed: u64) -> Result<Built, ScenarioError> {
                 g.start
             };
             let cc = cc::build(&g.cc_name, &g.params).expect("validated above");
-            let group = spec.name.clone().unwrap_or_else(|| format!("{}{}", g.cc_name, gi));
+            let group = spec
+                .name
+                .clone()
+                .unwrap_or_else(|| format!("{}{}", g.cc_name, gi));
             sim.add_flow(FlowSetup {
                 name: format!("{group}.{k}"),
                 group,
@@ -526,6 +611,8 @@ fn build(sc: &Scenario, seed: u64) -> Result<Built, ScenarioError> {
                 start,
                 stop: g.stop,
                 size_pkts: g.size_pkts,
+                overhead: g.overhead,
+                rng: stream_rng(seed, rng::stream::SEND_OVERHEAD, idx as u64),
             })
             .map_err(|e| err(format!("flows[{gi}]"), e.0, "endpoints connected by links"))?;
             idx += 1;
@@ -533,15 +620,33 @@ fn build(sc: &Scenario, seed: u64) -> Result<Built, ScenarioError> {
     }
     sim.sample_interval = sample_interval;
     sim.warmup = warmup;
-    Ok(Built { sim, duration, seed, bdp_pkts })
+    Ok(Built {
+        sim,
+        duration,
+        seed,
+        bdp_pkts,
+    })
 }
 
-fn build_dumbbell(sc: &Scenario, groups: &[GroupSettings]) -> Result<(Simulation, Option<f64>), ScenarioError> {
+fn build_dumbbell(
+    sc: &Scenario,
+    groups: &[GroupSettings],
+) -> Result<(Simulation, Option<f64>), ScenarioError> {
     let t = &sc.topology;
     if t.nodes.is_some() || t.links.is_some() {
-        return Err(err("topology.nodes", "(set)", "nodes and links only with kind = \"graph\""));
+        return Err(err(
+            "topology.nodes",
+            "(set)",
+            "nodes and links only with kind = \"graph\"",
+        ));
     }
-    let b = t.bottleneck.as_ref().ok_or_else(|| err("topology.bottleneck", "(missing)", "a table with rate, delay, buffer"))?;
+    let b = t.bottleneck.as_ref().ok_or_else(|| {
+        err(
+            "topology.bottleneck",
+            "(missing)",
+            "a table with rate, delay, buffer",
+        )
+    })?;
     let b_rate = rate("topology.bottleneck.rate", &b.rate)?;
     let b_delay = time("topology.bottleneck.delay", &b.delay)?;
     let one_ms = SimTime::from_millis(1);
@@ -557,7 +662,11 @@ fn build_dumbbell(sc: &Scenario, groups: &[GroupSettings]) -> Result<(Simulation
     for (i, (g, spec)) in groups.iter().zip(&sc.flows).enumerate() {
         let p = format!("flows[{i}]");
         if spec.src.is_some() || spec.dst.is_some() {
-            return Err(err(format!("{p}.src"), spec.src.clone().unwrap_or_default(), "src/dst only on a graph topology"));
+            return Err(err(
+                format!("{p}.src"),
+                spec.src.clone().unwrap_or_default(),
+                "src/dst only on a graph topology",
+            ));
         }
         let a_rate = match &spec.access_rate {
             None => Rate(b_rate.0.saturating_mul(10)),
@@ -573,7 +682,11 @@ fn build_dumbbell(sc: &Scenario, groups: &[GroupSettings]) -> Result<(Simulation
         };
         let a_delay = match (&spec.rtt, &spec.access_delay) {
             (Some(_), Some(_)) => {
-                return Err(err(format!("{p}.rtt"), spec.rtt.clone().unwrap(), "either rtt or access_delay, not both"))
+                return Err(err(
+                    format!("{p}.rtt"),
+                    spec.rtt.clone().unwrap(),
+                    "either rtt or access_delay, not both",
+                ))
             }
             (None, Some(s)) => time(&format!("{p}.access_delay"), s)?,
             (None, None) => one_ms,
@@ -584,14 +697,22 @@ fn build_dumbbell(sc: &Scenario, groups: &[GroupSettings]) -> Result<(Simulation
                     return Err(err(
                         format!("{p}.rtt"),
                         s,
-                        format!("at least 2 x (bottleneck delay + receiver_delay) = {}ms", fixed.secs_f64() * 1e3),
+                        format!(
+                            "at least 2 x (bottleneck delay + receiver_delay) = {}ms",
+                            fixed.secs_f64() * 1e3
+                        ),
                     ));
                 }
                 SimTime((rtt.0 - fixed.0) / 2)
             }
         };
         let _ = g;
-        access.push(Access { rate: a_rate, delay: a_delay, rrate: r_rate, rdelay: r_delay });
+        access.push(Access {
+            rate: a_rate,
+            delay: a_delay,
+            rrate: r_rate,
+            rdelay: r_delay,
+        });
     }
 
     // One BDP: bottleneck rate x RTT, in packets of the first group's size.
@@ -611,10 +732,16 @@ fn build_dumbbell(sc: &Scenario, groups: &[GroupSettings]) -> Result<(Simulation
     };
     let bdp_pkts = b_rate.0 as f64 / 8.0 * bdp_rtt / groups[0].tcp.mss as f64;
 
-    let buf = buffer("topology.bottleneck.buffer", b.buffer.as_deref().unwrap_or("1bdp"))?;
+    let buf = buffer(
+        "topology.bottleneck.buffer",
+        b.buffer.as_deref().unwrap_or("1bdp"),
+    )?;
     let cap = capacity(buf, Some(bdp_pkts), "topology.bottleneck.buffer")?;
     let q = make_queue("topology.bottleneck.queue", b.queue.as_deref(), cap)?;
-    let rbuf = buffer("topology.bottleneck.reverse_buffer", b.reverse_buffer.as_deref().unwrap_or("unlimited"))?;
+    let rbuf = buffer(
+        "topology.bottleneck.reverse_buffer",
+        b.reverse_buffer.as_deref().unwrap_or("unlimited"),
+    )?;
     let rcap = capacity(rbuf, Some(bdp_pkts), "topology.bottleneck.reverse_buffer")?;
     let rq = make_queue("topology.bottleneck.queue", b.queue.as_deref(), rcap)?;
 
@@ -653,13 +780,29 @@ fn node_index(sc: &Scenario, field: &str, name: &str) -> Result<u32, ScenarioErr
         .iter()
         .position(|n| n == name)
         .map(|i| i as u32)
-        .ok_or_else(|| err(field, name, format!("a node in topology.nodes: {}", nodes.join(", "))))
+        .ok_or_else(|| {
+            err(
+                field,
+                name,
+                format!("a node in topology.nodes: {}", nodes.join(", ")),
+            )
+        })
 }
 
-fn graph_endpoints(sc: &Scenario, spec: &FlowGroup, gi: usize) -> Result<(u32, u32), ScenarioError> {
+fn graph_endpoints(
+    sc: &Scenario,
+    spec: &FlowGroup,
+    gi: usize,
+) -> Result<(u32, u32), ScenarioError> {
     let p = format!("flows[{gi}]");
-    let src = spec.src.as_deref().ok_or_else(|| err(format!("{p}.src"), "(missing)", "a node name"))?;
-    let dst = spec.dst.as_deref().ok_or_else(|| err(format!("{p}.dst"), "(missing)", "a node name"))?;
+    let src = spec
+        .src
+        .as_deref()
+        .ok_or_else(|| err(format!("{p}.src"), "(missing)", "a node name"))?;
+    let dst = spec
+        .dst
+        .as_deref()
+        .ok_or_else(|| err(format!("{p}.dst"), "(missing)", "a node name"))?;
     let s = node_index(sc, &format!("{p}.src"), src)?;
     let d = node_index(sc, &format!("{p}.dst"), dst)?;
     if s == d {
@@ -671,9 +814,16 @@ fn graph_endpoints(sc: &Scenario, spec: &FlowGroup, gi: usize) -> Result<(u32, u
 fn build_graph(sc: &Scenario, groups: &[GroupSettings]) -> Result<Simulation, ScenarioError> {
     let t = &sc.topology;
     if t.bottleneck.is_some() {
-        return Err(err("topology.bottleneck", "(set)", "a bottleneck only with kind = \"dumbbell\"; use links"));
+        return Err(err(
+            "topology.bottleneck",
+            "(set)",
+            "a bottleneck only with kind = \"dumbbell\"; use links",
+        ));
     }
-    let nodes = t.nodes.as_ref().ok_or_else(|| err("topology.nodes", "(missing)", "a list of node names"))?;
+    let nodes = t
+        .nodes
+        .as_ref()
+        .ok_or_else(|| err("topology.nodes", "(missing)", "a list of node names"))?;
     if nodes.is_empty() {
         return Err(err("topology.nodes", "[]", "at least two node names"));
     }
@@ -682,7 +832,10 @@ fn build_graph(sc: &Scenario, groups: &[GroupSettings]) -> Result<Simulation, Sc
             return Err(err(format!("topology.nodes[{i}]"), n, "unique node names"));
         }
     }
-    let links = t.links.as_ref().ok_or_else(|| err("topology.links", "(missing)", "a list of links"))?;
+    let links = t
+        .links
+        .as_ref()
+        .ok_or_else(|| err("topology.links", "(missing)", "a list of links"))?;
     let mut sim = Simulation::new(nodes.len());
     for (i, l) in links.iter().enumerate() {
         let p = format!("topology.links[{i}]");
@@ -693,9 +846,16 @@ fn build_graph(sc: &Scenario, groups: &[GroupSettings]) -> Result<Simulation, Sc
         }
         let r = rate(&format!("{p}.rate"), &l.rate)?;
         let d = time(&format!("{p}.delay"), &l.delay)?;
-        let buf = buffer(&format!("{p}.buffer"), l.buffer.as_deref().unwrap_or("unlimited"))?;
+        let buf = buffer(
+            &format!("{p}.buffer"),
+            l.buffer.as_deref().unwrap_or("unlimited"),
+        )?;
         let cap = capacity(buf, None, &format!("{p}.buffer"))?;
-        let ends = if l.duplex.unwrap_or(true) { vec![(from, to), (to, from)] } else { vec![(from, to)] };
+        let ends = if l.duplex.unwrap_or(true) {
+            vec![(from, to), (to, from)]
+        } else {
+            vec![(from, to)]
+        };
         for (a, b) in ends {
             let q = make_queue(&format!("{p}.queue"), l.queue.as_deref(), cap)?;
             let name = format!("{}->{}", nodes[a as usize], nodes[b as usize]);
@@ -761,14 +921,23 @@ mod tests {
 
     #[test]
     fn stop_before_start_is_rejected() {
-        let e = bad(&B1.replace("rtt = \"80ms\"", "rtt = \"80ms\"\nstart = \"5s\"\nstop = \"2s\""));
+        let e = bad(&B1.replace(
+            "rtt = \"80ms\"",
+            "rtt = \"80ms\"\nstart = \"5s\"\nstop = \"2s\"",
+        ));
         assert_eq!(e.field, "flows[0].stop");
     }
 
     #[test]
     fn zero_buffer_and_negative_delay_are_rejected() {
-        assert_eq!(bad(&B1.replace("0.25bdp", "0pkts")).field, "topology.bottleneck.buffer");
-        assert_eq!(bad(&B1.replace("38ms", "-38ms")).field, "topology.bottleneck.delay");
+        assert_eq!(
+            bad(&B1.replace("0.25bdp", "0pkts")).field,
+            "topology.bottleneck.buffer"
+        );
+        assert_eq!(
+            bad(&B1.replace("38ms", "-38ms")).field,
+            "topology.bottleneck.delay"
+        );
     }
 
     #[test]

@@ -10,6 +10,9 @@ use crate::packet::{Kind, Packet};
 use crate::queue::{DropCause, EnqueueContext};
 use crate::tcp::{Receiver, ReceiverConfig, Sender, TcpConfig};
 use crate::units::SimTime;
+use rand::Rng;
+use rand_pcg::Pcg64;
+use std::collections::VecDeque;
 
 /// Everything needed to add one TCP flow.
 pub struct FlowSetup {
@@ -25,6 +28,12 @@ pub struct FlowSetup {
     pub stop: Option<SimTime>,
     /// Segments to send; `None` for a bulk (unlimited) flow.
     pub size_pkts: Option<u64>,
+    /// Each data packet leaves the sender after a uniformly random delay in
+    /// `[0, overhead]` (order kept), as ns-2's TCP `overhead_`: it breaks the
+    /// phase effects of drop-tail queues (Floyd and Jacobson 1992). Zero: none.
+    pub overhead: SimTime,
+    /// Random stream for the overhead.
+    pub rng: Pcg64,
 }
 
 /// Per-flow counters that are not the sender's or receiver's own.
@@ -63,6 +72,10 @@ pub struct Flow {
     delack_event_at: Option<SimTime>,
     /// Delivered bytes at the previous sample, for the goodput series.
     last_sample_bytes: u64,
+    overhead: SimTime,
+    rng: Pcg64,
+    /// Data packets held back by the send overhead, with their departure times.
+    held: VecDeque<(SimTime, Packet)>,
 }
 
 #[derive(Clone, Copy, Debug, Default)]
@@ -133,14 +146,28 @@ impl Simulation {
     /// Adds a TCP flow from `src` to `dst` over the shortest paths both ways.
     pub fn add_flow(&mut self, f: FlowSetup) -> Result<u32, BuildError> {
         let id = self.flows.len() as u32;
-        let path_data = route(self.n_nodes, &self.links, f.src, f.dst)
-            .ok_or_else(|| BuildError(format!("flow {}: no route from node {} to node {}", f.name, f.src, f.dst)))?;
-        let path_ack = route(self.n_nodes, &self.links, f.dst, f.src)
-            .ok_or_else(|| BuildError(format!("flow {}: no route back from node {} to node {}", f.name, f.dst, f.src)))?;
+        let path_data = route(self.n_nodes, &self.links, f.src, f.dst).ok_or_else(|| {
+            BuildError(format!(
+                "flow {}: no route from node {} to node {}",
+                f.name, f.src, f.dst
+            ))
+        })?;
+        let path_ack = route(self.n_nodes, &self.links, f.dst, f.src).ok_or_else(|| {
+            BuildError(format!(
+                "flow {}: no route back from node {} to node {}",
+                f.name, f.dst, f.src
+            ))
+        })?;
         if path_data.len() > u8::MAX as usize || path_ack.len() > u8::MAX as usize {
-            return Err(BuildError(format!("flow {}: path longer than 255 links", f.name)));
+            return Err(BuildError(format!(
+                "flow {}: path longer than 255 links",
+                f.name
+            )));
         }
-        let base_rtt = path_data.iter().chain(path_ack.iter()).fold(SimTime::ZERO, |a, &l| a + self.links[l as usize].delay);
+        let base_rtt = path_data
+            .iter()
+            .chain(path_ack.iter())
+            .fold(SimTime::ZERO, |a, &l| a + self.links[l as usize].delay);
         let limit = f.size_pkts.unwrap_or(u64::MAX);
         self.flows.push(Flow {
             sender: Sender::new(id, f.tcp, f.cc, limit),
@@ -158,6 +185,9 @@ impl Simulation {
             rto_event_at: None,
             delack_event_at: None,
             last_sample_bytes: 0,
+            overhead: f.overhead,
+            rng: f.rng,
+            held: VecDeque::new(),
         });
         Ok(id)
     }
@@ -217,6 +247,17 @@ impl Simulation {
                 self.sync_timers(f);
             }
             Event::FlowStop(f) => self.flows[f as usize].sender.stop(),
+            Event::SenderTx(f) => {
+                let fl = &mut self.flows[f as usize];
+                let (_, p) = fl
+                    .held
+                    .pop_front()
+                    .expect("a SenderTx event implies a held packet");
+                if let Some(&(t, _)) = fl.held.front() {
+                    self.events.push(t, Event::SenderTx(f));
+                }
+                self.forward(p);
+            }
             Event::Sample => self.sample(),
             Event::Warmup => self.snapshot_warmup(),
         }
@@ -224,14 +265,29 @@ impl Simulation {
 
     fn emit(&mut self, out: &mut Vec<Packet>) {
         for p in out.drain(..) {
-            self.forward(p);
+            let fl = &mut self.flows[p.flow as usize];
+            if fl.overhead > SimTime::ZERO {
+                let t = SimTime(self.now.0 + fl.rng.gen_range(0..=fl.overhead.0));
+                // Keep the flow's packets in order.
+                let t = fl.held.back().map_or(t, |&(last, _)| t.max(last));
+                if fl.held.is_empty() {
+                    self.events.push(t, Event::SenderTx(p.flow));
+                }
+                fl.held.push_back((t, p));
+            } else {
+                self.forward(p);
+            }
         }
     }
 
     /// Puts a packet on the next link of its path, or hands it to its endpoint.
     fn forward(&mut self, mut p: Packet) {
         let flow = &self.flows[p.flow as usize];
-        let path = if p.kind == Kind::Data { &flow.path_data } else { &flow.path_ack };
+        let path = if p.kind == Kind::Data {
+            &flow.path_data
+        } else {
+            &flow.path_ack
+        };
         if (p.hop as usize) < path.len() {
             let l = path[p.hop as usize];
             p.hop += 1;
@@ -248,11 +304,16 @@ impl Simulation {
         link.qstats.arrival_bytes += p.size as u64;
         // Idle: nothing being sent and nothing waiting (a waiting packet implies a pending LinkReady).
         let idle = now >= link.busy_until && !link.ready_pending;
-        let ctx = EnqueueContext { now, idle_since: if idle { Some(link.busy_until) } else { None } };
-        link.qstats.advance(now, link.queue.len_pkts(), link.queue.len_bytes());
+        let ctx = EnqueueContext {
+            now,
+            idle_since: if idle { Some(link.busy_until) } else { None },
+        };
+        link.qstats
+            .advance(now, link.queue.len_pkts(), link.queue.len_bytes());
         match link.queue.enqueue(p, &ctx) {
             Ok(()) => {
-                link.qstats.observe_max(link.queue.len_pkts(), link.queue.len_bytes());
+                link.qstats
+                    .observe_max(link.queue.len_pkts(), link.queue.len_bytes());
                 if idle {
                     self.start_tx(l);
                 } else if !link.ready_pending {
@@ -281,8 +342,11 @@ impl Simulation {
     fn start_tx(&mut self, l: u32) {
         let now = self.now;
         let link = &mut self.links[l as usize];
-        link.qstats.advance(now, link.queue.len_pkts(), link.queue.len_bytes());
-        let Some(p) = link.queue.dequeue(now) else { return };
+        link.qstats
+            .advance(now, link.queue.len_pkts(), link.queue.len_bytes());
+        let Some(p) = link.queue.dequeue(now) else {
+            return;
+        };
         link.qstats.departures += 1;
         let tx = link.rate.tx_time(p.size);
         link.busy_until = now + tx;
@@ -304,7 +368,10 @@ impl Simulation {
 
     fn wire_head(&mut self, l: u32) {
         let link = &mut self.links[l as usize];
-        let (_, p) = link.wire.pop_front().expect("a WireHead event implies a packet on the wire");
+        let (_, p) = link
+            .wire
+            .pop_front()
+            .expect("a WireHead event implies a packet on the wire");
         if let Some(&(next, _)) = link.wire.front() {
             self.events.push(next, Event::WireHead(l));
         }
@@ -390,16 +457,31 @@ impl Simulation {
         let dt = (now - self.last_sample_time).secs_f64();
         for (i, f) in self.flows.iter_mut().enumerate() {
             let bytes = f.receiver.stats.delivered_bytes;
-            let goodput = if dt > 0.0 { (bytes - f.last_sample_bytes) as f64 * 8.0 / dt } else { 0.0 };
+            let goodput = if dt > 0.0 {
+                (bytes - f.last_sample_bytes) as f64 * 8.0 / dt
+            } else {
+                0.0
+            };
             f.last_sample_bytes = bytes;
-            self.flow_series.push(now, i as u32, &f.sender, bytes, goodput);
+            self.flow_series
+                .push(now, i as u32, &f.sender, bytes, goodput);
         }
         for &l in &self.monitored {
             let link = &self.links[l as usize];
             let tx = link.tx_bytes;
-            let thr = if dt > 0.0 { (tx - self.last_sample_tx[l as usize]) as f64 * 8.0 / dt } else { 0.0 };
+            let thr = if dt > 0.0 {
+                (tx - self.last_sample_tx[l as usize]) as f64 * 8.0 / dt
+            } else {
+                0.0
+            };
             self.last_sample_tx[l as usize] = tx;
-            self.queue_series.push(now, l, link.queue.len_pkts() as u64, link.queue.len_bytes(), thr);
+            self.queue_series.push(
+                now,
+                l,
+                link.queue.len_pkts() as u64,
+                link.queue.len_bytes(),
+                thr,
+            );
         }
         self.last_sample_time = now;
         if let Some(iv) = self.sample_interval {
@@ -426,15 +508,25 @@ impl Simulation {
         }
     }
 
-    /// Data packets: (sent by senders, received by receivers, dropped, waiting in queues, on wires).
+    /// Data packets: (sent by senders, received by receivers, dropped, waiting in queues,
+    /// on wires or held by a sender's overhead).
     /// Conservation: sent = received + dropped + in queues + on wires.
     pub fn data_accounting(&self) -> (u64, u64, u64, u64, u64) {
         let sent = self.flows.iter().map(|f| f.sender.stats.sent).sum();
         let received = self.flows.iter().map(|f| f.receiver.stats.received).sum();
         let dropped = self.flows.iter().map(|f| f.counters.data_drops).sum();
-        let queued = self.links.iter().map(|l| l.queue.packets().iter().filter(|p| p.is_data()).count() as u64).sum();
-        let wired = self.links.iter().map(|l| l.wire.iter().filter(|(_, p)| p.is_data()).count() as u64).sum();
-        (sent, received, dropped, queued, wired)
+        let queued = self
+            .links
+            .iter()
+            .map(|l| l.queue.packets().iter().filter(|p| p.is_data()).count() as u64)
+            .sum();
+        let wired: u64 = self
+            .links
+            .iter()
+            .map(|l| l.wire.iter().filter(|(_, p)| p.is_data()).count() as u64)
+            .sum();
+        let held: u64 = self.flows.iter().map(|f| f.held.len() as u64).sum();
+        (sent, received, dropped, queued, wired + held)
     }
 
     /// Events still scheduled.

@@ -92,7 +92,9 @@ fn split_number(s: &str) -> Option<(f64, &str)> {
     let s = s.trim();
     let end = s
         .char_indices()
-        .find(|&(_, c)| !(c.is_ascii_digit() || c == '.' || c == 'e' || c == 'E' || c == '+' || c == '-'))
+        .find(|&(_, c)| {
+            !(c.is_ascii_digit() || c == '.' || c == 'e' || c == 'E' || c == '+' || c == '-')
+        })
         .map(|(i, _)| i)
         .unwrap_or(s.len());
     // "1e" followed by a unit letter would be mis-split; back off over a trailing 'e'/'E'.
@@ -117,7 +119,9 @@ pub const SIZE_FORMS: &str =
 
 /// Parses a duration such as `"80ms"`; must be >= 0.
 pub fn parse_time(s: &str) -> Result<SimTime, UnitError> {
-    let err = UnitError { accepted: TIME_FORMS };
+    let err = UnitError {
+        accepted: TIME_FORMS,
+    };
     let (v, unit) = split_number(s).ok_or(err.clone())?;
     let scale = match unit {
         "ps" => 1.0,
@@ -128,18 +132,24 @@ pub fn parse_time(s: &str) -> Result<SimTime, UnitError> {
         _ => return Err(err),
     };
     if v < 0.0 {
-        return Err(UnitError { accepted: "a duration >= 0, e.g. \"80ms\"" });
+        return Err(UnitError {
+            accepted: "a duration >= 0, e.g. \"80ms\"",
+        });
     }
     let ps = (v * scale).round();
     if ps >= u64::MAX as f64 {
-        return Err(UnitError { accepted: "a duration below 213 days" });
+        return Err(UnitError {
+            accepted: "a duration below 213 days",
+        });
     }
     Ok(SimTime(ps as u64))
 }
 
 /// Parses a rate such as `"500Mbps"`; must be > 0.
 pub fn parse_rate(s: &str) -> Result<Rate, UnitError> {
-    let err = UnitError { accepted: RATE_FORMS };
+    let err = UnitError {
+        accepted: RATE_FORMS,
+    };
     let (v, unit) = split_number(s).ok_or(err.clone())?;
     let scale = match unit {
         "bps" => 1.0,
@@ -150,15 +160,19 @@ pub fn parse_rate(s: &str) -> Result<Rate, UnitError> {
         _ => return Err(err),
     };
     let bps = (v * scale).round();
-    if bps < 1.0 || bps >= 1e18 {
-        return Err(UnitError { accepted: "a rate from 1bps to 1000Pbps, e.g. \"100Mbps\"" });
+    if !(1.0..1e18).contains(&bps) {
+        return Err(UnitError {
+            accepted: "a rate from 1bps to 1000Pbps, e.g. \"100Mbps\"",
+        });
     }
     Ok(Rate(bps as u64))
 }
 
 /// Parses a size in bytes such as `"1500B"` or `"64KB"`.
 pub fn parse_bytes(s: &str) -> Result<u64, UnitError> {
-    let err = UnitError { accepted: SIZE_FORMS };
+    let err = UnitError {
+        accepted: SIZE_FORMS,
+    };
     let (v, unit) = split_number(s).ok_or(err.clone())?;
     let scale = match unit {
         "B" => 1.0,
@@ -172,7 +186,9 @@ pub fn parse_bytes(s: &str) -> Result<u64, UnitError> {
         _ => return Err(err),
     };
     if v < 0.0 {
-        return Err(UnitError { accepted: "a size >= 0" });
+        return Err(UnitError {
+            accepted: "a size >= 0",
+        });
     }
     Ok((v * scale).round() as u64)
 }
@@ -191,19 +207,25 @@ pub const BUFFER_FORMS: &str =
     "a packet count (\"250pkts\"), a size (\"64KB\", \"375000B\"), a multiple of the BDP (\"0.25bdp\"), or \"unlimited\"";
 
 pub fn parse_buffer(s: &str) -> Result<BufferSize, UnitError> {
-    let err = UnitError { accepted: BUFFER_FORMS };
+    let err = UnitError {
+        accepted: BUFFER_FORMS,
+    };
     let t = s.trim();
     if t == "unlimited" || t == "inf" {
         return Ok(BufferSize::Unlimited);
     }
     let (v, unit) = split_number(t).ok_or(err.clone())?;
     if v <= 0.0 {
-        return Err(UnitError { accepted: "a buffer > 0 (a zero buffer drops every packet)" });
+        return Err(UnitError {
+            accepted: "a buffer > 0 (a zero buffer drops every packet)",
+        });
     }
     match unit {
         "pkts" | "pkt" | "packets" | "p" => {
             if v.fract() != 0.0 {
-                return Err(UnitError { accepted: "a whole number of packets" });
+                return Err(UnitError {
+                    accepted: "a whole number of packets",
+                });
             }
             Ok(BufferSize::Packets(v as u64))
         }

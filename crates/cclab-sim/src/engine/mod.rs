@@ -24,6 +24,8 @@ pub enum Event {
     FlowStart(u32),
     /// The flow's application stops sending new data.
     FlowStop(u32),
+    /// The head of the flow's jittered send buffer leaves the sender (see `FlowSetup::overhead`).
+    SenderTx(u32),
     /// Take a sample of the time series.
     Sample,
     /// The warm-up period ends: counters are captured so results cover the rest.
@@ -107,6 +109,9 @@ mod tests {
         q.push(SimTime(5), Event::Rto(3));
         q.push(SimTime(3), Event::Rto(4));
         let order: Vec<_> = std::iter::from_fn(|| q.pop()).map(|(_, e)| e).collect();
-        assert_eq!(order, vec![Event::Rto(2), Event::Rto(4), Event::Rto(1), Event::Rto(3)]);
+        assert_eq!(
+            order,
+            vec![Event::Rto(2), Event::Rto(4), Event::Rto(1), Event::Rto(3)]
+        );
     }
 }

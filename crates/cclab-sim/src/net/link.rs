@@ -57,11 +57,19 @@ impl QueueStats {
 
     /// Time-averaged queue length in packets over `[0, now]`.
     pub fn mean_pkts(&self, now: SimTime) -> f64 {
-        if now.0 == 0 { 0.0 } else { self.area_pkts as f64 / now.0 as f64 }
+        if now.0 == 0 {
+            0.0
+        } else {
+            self.area_pkts as f64 / now.0 as f64
+        }
     }
 
     pub fn mean_bytes(&self, now: SimTime) -> f64 {
-        if now.0 == 0 { 0.0 } else { self.area_bytes as f64 / now.0 as f64 }
+        if now.0 == 0 {
+            0.0
+        } else {
+            self.area_bytes as f64 / now.0 as f64
+        }
     }
 }
 
@@ -89,7 +97,14 @@ pub struct Link {
 }
 
 impl Link {
-    pub fn new(name: String, from: u32, to: u32, rate: Rate, delay: SimTime, queue: Box<dyn QueueDisc>) -> Self {
+    pub fn new(
+        name: String,
+        from: u32,
+        to: u32,
+        rate: Rate,
+        delay: SimTime,
+        queue: Box<dyn QueueDisc>,
+    ) -> Self {
         Link {
             name,
             from,
@@ -110,6 +125,10 @@ impl Link {
 
     /// Utilization over `[0, now]`: busy time over elapsed time.
     pub fn utilization(&self, now: SimTime) -> f64 {
-        if now.0 == 0 { 0.0 } else { self.busy_time.0 as f64 / now.0 as f64 }
+        if now.0 == 0 {
+            0.0
+        } else {
+            self.busy_time.0 as f64 / now.0 as f64
+        }
     }
 }

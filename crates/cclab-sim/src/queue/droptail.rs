@@ -15,7 +15,11 @@ pub struct DropTail {
 
 impl DropTail {
     pub fn new(cap: Capacity) -> Self {
-        DropTail { cap, q: VecDeque::new(), bytes: 0 }
+        DropTail {
+            cap,
+            q: VecDeque::new(),
+            bytes: 0,
+        }
     }
 }
 
@@ -74,7 +78,10 @@ mod tests {
             retx: false,
         }
     }
-    const CTX: EnqueueContext = EnqueueContext { now: SimTime(0), idle_since: None };
+    const CTX: EnqueueContext = EnqueueContext {
+        now: SimTime(0),
+        idle_since: None,
+    };
 
     #[test]
     fn packet_capacity_drops_the_arrival_when_full() {

@@ -123,7 +123,10 @@ impl Receiver {
     }
 
     fn covered(&self, seq: u64) -> bool {
-        self.ooo.range(..=seq).next_back().is_some_and(|(_, &e)| seq < e)
+        self.ooo
+            .range(..=seq)
+            .next_back()
+            .is_some_and(|(_, &e)| seq < e)
     }
 
     fn insert_ooo(&mut self, seq: u64) {
@@ -170,8 +173,10 @@ impl Receiver {
                 }
                 if let Some((&s, &e)) = self.ooo.range(..=r).next_back() {
                     if r < e {
-                        sack[n_sack as usize] =
-                            SackBlock { start: (s - self.rcv_nxt) as u32, end: (e - self.rcv_nxt) as u32 };
+                        sack[n_sack as usize] = SackBlock {
+                            start: (s - self.rcv_nxt) as u32,
+                            end: (e - self.rcv_nxt) as u32,
+                        };
                         n_sack += 1;
                         self.recent[kept] = r;
                         kept += 1;
@@ -204,7 +209,12 @@ mod tests {
     fn rx(delayed: bool) -> Receiver {
         Receiver::new(
             0,
-            ReceiverConfig { ack_size: 40, sack: true, delayed_ack: delayed, delack_timeout: SimTime::from_millis(100) },
+            ReceiverConfig {
+                ack_size: 40,
+                sack: true,
+                delayed_ack: delayed,
+                delack_timeout: SimTime::from_millis(100),
+            },
         )
     }
 
@@ -260,7 +270,10 @@ mod tests {
     fn delayed_ack_acknowledges_every_second_segment_or_on_timer() {
         let mut r = rx(true);
         assert!(r.on_data(&data(0, 1), SimTime(1)).is_none());
-        assert_eq!(r.delack_deadline, Some(SimTime(1) + SimTime::from_millis(100)));
+        assert_eq!(
+            r.delack_deadline,
+            Some(SimTime(1) + SimTime::from_millis(100))
+        );
         assert_eq!(r.on_data(&data(1, 2), SimTime(2)).unwrap().seq, 2);
         assert!(r.on_data(&data(2, 3), SimTime(3)).is_none());
         assert_eq!(r.on_delack_timer(SimTime::from_millis(101)).unwrap().seq, 3);
