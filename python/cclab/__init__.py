@@ -1,0 +1,45 @@
+"""cclab: a congestion-control lab.
+
+A deterministic packet-level network simulator with a Rust core, driven from
+Python::
+
+    import cclab
+    res = cclab.run("scenarios/quickstart.toml")
+    res.flows            # one row per flow (pandas)
+    res.plot("run.png")  # cwnd, goodput, queue over time
+    res.save("out/")     # Parquet + summary.json + scenario.toml; cclab.load("out/")
+
+A scenario is a TOML file or the same structure as a dict (docs/scenario.md).
+"""
+
+from __future__ import annotations
+
+from . import _core
+from .result import Result, load
+from .run import run
+from .scenario import ScenarioError, check, load_scenario, to_toml
+
+__version__: str = _core.__version__
+
+__all__ = [
+    "Result",
+    "ScenarioError",
+    "__version__",
+    "algorithms",
+    "check",
+    "load",
+    "load_scenario",
+    "recoveries",
+    "run",
+    "to_toml",
+]
+
+
+def algorithms() -> dict[str, str]:
+    """The congestion-control algorithms this build knows: ``{name: summary}``."""
+    return dict(_core.algorithms())
+
+
+def recoveries() -> list[str]:
+    """The loss recoveries a flow can choose (``recovery = ...``)."""
+    return list(_core.recoveries())

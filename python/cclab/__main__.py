@@ -1,0 +1,5 @@
+"""``python -m cclab`` is the ``cclab`` command."""
+
+from .cli import main
+
+main()

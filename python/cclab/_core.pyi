@@ -1,0 +1,63 @@
+"""Type stubs of the compiled extension (crates/cclab-py/src/lib.rs).
+
+The extension is a thin wrapper around the Rust core: scenarios cross the
+boundary as JSON text, results come back as numpy arrays.
+"""
+
+from typing import Optional, Union
+
+import numpy as np
+import numpy.typing as npt
+
+__version__: str
+
+Column = Union[npt.NDArray[np.float64], npt.NDArray[np.uint64], list[str]]
+"""One result column: f64 or u64 numpy array, or a list of str."""
+
+class ScenarioError(ValueError):
+    """A scenario field failed validation."""
+
+    field: str
+    """Path of the field, e.g. ``topology.bottleneck.rate`` or ``flows[0].cc``."""
+    value: str
+    """The value as written (in parentheses when it is a description, e.g. ``(missing)``)."""
+    accepted: str
+    """What the field accepts."""
+
+class Sim:
+    """One simulation, advanced in steps so Python can show progress and stay interruptible."""
+
+    def __init__(self, scenario_json: str, seed: int) -> None:
+        """Validates and builds the scenario; raises ScenarioError. ``seed`` is a u64."""
+    @property
+    def duration(self) -> float:
+        """Simulated duration, seconds."""
+    @property
+    def now(self) -> float:
+        """Current simulated time, seconds."""
+    @property
+    def bdp_pkts(self) -> Optional[float]:
+        """One bandwidth-delay product in packets on a dumbbell (what "1bdp" resolved to), else None."""
+    @property
+    def events(self) -> int:
+        """Events handled so far."""
+    def run_until(self, t: float) -> None:
+        """Runs until ``t`` seconds of simulated time (capped at the duration), without the GIL."""
+    def results(self) -> dict[str, dict[str, Column] | dict[str, float]]:
+        """The results so far: ``{"flows", "queues", "links", "flow_series",
+        "queue_series": {column: array}, "summary": {name: float}}``."""
+
+def check_scenario(scenario_json: str, seed: int) -> str:
+    """Validates a scenario given as JSON (building it with ``seed``); returns it normalized, as JSON."""
+
+def scenario_from_toml(text: str) -> str:
+    """Parses a TOML scenario into JSON; field errors carry the TOML path."""
+
+def scenario_to_toml(scenario_json: str) -> str:
+    """Renders a scenario given as JSON in TOML."""
+
+def algorithms() -> list[tuple[str, str]]:
+    """The registered congestion-control algorithms: ``[(name, summary)]``."""
+
+def recoveries() -> list[str]:
+    """The loss recoveries a flow can use."""

@@ -1,0 +1,339 @@
+"""The result of a run: tables as pandas DataFrames, summary numbers, plots,
+a markdown report, and a folder format (Parquet + JSON + TOML) to keep them.
+
+Column names carry their units (``goodput_bps``, ``rtt_mean_s``); the columns
+are listed in ``docs/scenario.md`` ("Results").
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, Optional, Sequence, Union
+
+import numpy as np
+import pandas as pd
+
+from . import _core
+from .scenario import Scenario, load_scenario, to_toml
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+__all__ = ["Result", "load", "TABLES"]
+
+#: The tables of a result, in the order the core returns them; each is saved as ``<name>.parquet``.
+TABLES = ("flows", "queues", "links", "flow_series", "queue_series")
+
+# Summary entries that count things; the core hands every summary value over as a float.
+_COUNTS = frozenset(
+    {
+        "flows",
+        "data_sent",
+        "data_received",
+        "data_dropped",
+        "data_in_queues",
+        "data_on_wires",
+        "timeouts",
+        "events",
+        "bottleneck_drops",
+    }
+)
+
+_FORMAT_VERSION = 1
+
+
+def _jain(x: Sequence[float]) -> float:
+    """Jain's fairness index (sum x)^2 / (n sum x^2); 1 when every share is zero."""
+    a = np.asarray(x, dtype=float)
+    s2 = float((a * a).sum())
+    if a.size == 0 or s2 == 0.0:
+        return 1.0
+    return float(a.sum() ** 2 / (a.size * s2))
+
+
+def _frame(columns: Mapping[str, Any]) -> pd.DataFrame:
+    # Numeric columns arrive as numpy arrays (kept as they are, no copy of the
+    # data into Python objects); text columns as lists of str.
+    return pd.DataFrame({name: col for name, col in columns.items()})
+
+
+class Result:
+    """What one run produced.
+
+    Attributes:
+        scenario: the scenario as run, normalized (a dict with the TOML's structure).
+        seed: the master seed.
+        wall_time_s: wall-clock time of the simulation itself, seconds.
+        flows, queues, links: one row per flow / per link (every link has a queue).
+        flow_series, queue_series: the sampled time series, one row per sample and
+            flow (or monitored link); empty without ``sample_interval``.
+    """
+
+    def __init__(
+        self,
+        scenario: Scenario,
+        seed: int,
+        wall_time_s: float,
+        tables: Mapping[str, pd.DataFrame],
+        summary: Mapping[str, float],
+        bdp_pkts: Optional[float] = None,
+    ) -> None:
+        self.scenario = scenario
+        self.seed = seed
+        self.wall_time_s = wall_time_s
+        self.bdp_pkts = bdp_pkts
+        self.flows: pd.DataFrame = tables["flows"]
+        self.queues: pd.DataFrame = tables["queues"]
+        self.links: pd.DataFrame = tables["links"]
+        self.flow_series: pd.DataFrame = tables["flow_series"]
+        self.queue_series: pd.DataFrame = tables["queue_series"]
+        self._summary = dict(summary)
+
+    @classmethod
+    def from_core(
+        cls,
+        scenario: Scenario,
+        seed: int,
+        wall_time_s: float,
+        raw: Mapping[str, Any],
+        bdp_pkts: Optional[float] = None,
+    ) -> "Result":
+        """Builds a result from what ``_core.Sim.results()`` returns."""
+        tables = {name: _frame(raw[name]) for name in TABLES}
+        return cls(scenario, seed, wall_time_s, tables, raw["summary"], bdp_pkts)
+
+    # -- reading ---------------------------------------------------------------------
+
+    @property
+    def name(self) -> str:
+        return str(self.scenario.get("name") or "scenario")
+
+    def __repr__(self) -> str:
+        return (
+            f"<Result {self.name!r}: {len(self.flows)} flows, "
+            f"{self._summary.get('duration_s', float('nan')):g} s simulated, seed {self.seed}, "
+            f"{self.wall_time_s:.3g} s wall>"
+        )
+
+    def tables(self) -> dict[str, pd.DataFrame]:
+        """The five tables by name (see ``TABLES``)."""
+        return {name: getattr(self, name) for name in TABLES}
+
+    def summary(self) -> dict[str, Any]:
+        """Scalar results: the core's summary (utilization, goodput, Jain, drops,
+        packet accounting, events...) plus the seed, the wall time, the packets
+        delivered and the delivered packets per wall-clock second."""
+        out: dict[str, Any] = {"name": self.name, "seed": self.seed}
+        for k, v in self._summary.items():
+            out[k] = int(v) if k in _COUNTS and math.isfinite(v) else v
+        if self.bdp_pkts is not None:
+            out["bdp_pkts"] = self.bdp_pkts
+        delivered = int(self.flows["delivered_pkts"].sum())
+        out["delivered_pkts"] = delivered
+        out["wall_time_s"] = self.wall_time_s
+        out["delivered_pkts_per_s"] = delivered / self.wall_time_s if self.wall_time_s > 0 else float("nan")
+        return out
+
+    def timeseries(self, kind: str = "flows") -> pd.DataFrame:
+        """A time series in long form with a ``name`` column: ``"flows"`` (time_s, flow,
+        name, cwnd, ssthresh, srtt_s, rtt_s, delivered_bytes, goodput_bps) or
+        ``"queues"`` (time_s, link, name, len_pkts, len_bytes, throughput_bps) for
+        the monitored links (the bottleneck of a dumbbell, every link of a graph)."""
+        if kind == "flows":
+            df, key, names = self.flow_series.copy(), "flow", self.flows.set_index("flow")["name"]
+        elif kind == "queues":
+            df, key, names = self.queue_series.copy(), "link", self.links.set_index("link")["name"]
+        else:
+            raise ValueError(f"kind: invalid value {kind!r}; accepted: 'flows', 'queues'")
+        df.insert(df.columns.get_loc(key) + 1, "name", df[key].map(names))
+        return df
+
+    def _select_flows(self, flows: Optional[Iterable[Union[int, str]]]) -> np.ndarray:
+        """Flow indices from indices, flow names ("newreno0.1") or group names ("newreno0")."""
+        all_ids = self.flows["flow"].to_numpy()
+        if flows is None:
+            return all_ids
+        if isinstance(flows, (int, str)):
+            flows = [flows]
+        picked: list[int] = []
+        for f in flows:
+            if isinstance(f, str):
+                m = self.flows[(self.flows["name"] == f) | (self.flows["group"] == f)]["flow"]
+                if m.empty:
+                    known = ", ".join(self.flows["name"].tolist()[:10])
+                    raise ValueError(f"flows: invalid value {f!r}; accepted: flow or group names ({known}...)")
+                picked.extend(int(x) for x in m)
+            elif isinstance(f, (int, np.integer)) and not isinstance(f, bool) and 0 <= f < len(all_ids):
+                picked.append(int(f))
+            else:
+                raise ValueError(f"flows: invalid value {f!r}; accepted: flow indices 0..{len(all_ids) - 1} or names")
+        return np.array(sorted(set(picked)), dtype=np.uint64)
+
+    def jain(
+        self,
+        flows: Optional[Iterable[Union[int, str]]] = None,
+        start: Optional[float] = None,
+        end: Optional[float] = None,
+    ) -> float:
+        """Jain's fairness index of the flows' goodputs.
+
+        Without a window: over each flow's goodput in the flows table (measured
+        from max(start, warmup) to the end or its completion). With ``start``
+        and/or ``end`` (seconds): over the data each flow delivered between the
+        samples of the time series at or just before ``start`` and ``end``
+        (default: the first and the last sample), from the cumulative
+        ``delivered_bytes``; this needs ``sample_interval``.
+
+        ``flows``: indices, flow names or group names; default all.
+        """
+        ids = self._select_flows(flows)
+        if start is None and end is None:
+            g = self.flows.set_index("flow").loc[ids, "goodput_bps"]
+            return _jain(g.to_numpy())
+        fs = self.flow_series
+        if fs.empty:
+            raise ValueError("jain: a time window needs the time series; set sample_interval in the scenario")
+        delivered = fs.pivot(index="time_s", columns="flow", values="delivered_bytes")
+        times = delivered.index.to_numpy()
+        eps = 1e-9
+
+        def at_or_before(t: Optional[float], default: float) -> float:
+            if t is None:
+                return default
+            i = np.searchsorted(times, t + eps, side="right") - 1
+            return float(times[max(i, 0)])
+
+        t0 = at_or_before(start, float(times[0]))
+        t1 = at_or_before(end, float(times[-1]))
+        if t1 <= t0:
+            raise ValueError(
+                f"jain: the window [{start}, {end}] s holds fewer than two samples "
+                f"(samples from {times[0]:g} s to {times[-1]:g} s)"
+            )
+        d = delivered.loc[t1, ids].to_numpy(dtype=float) - delivered.loc[t0, ids].to_numpy(dtype=float)
+        return _jain(d)
+
+    # -- figures and reports ------------------------------------------------------------
+
+    def plot(self, path: Union[str, os.PathLike[str], None] = None, *, legend_max: int = 10) -> "Figure":
+        """Three stacked panels over time: congestion window per flow (packets),
+        goodput per flow (Mbit/s), and the queue length of the monitored links
+        (packets). Drawn with the Agg backend, without pyplot's global state;
+        saved to ``path`` (format from its suffix) when given."""
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        from matplotlib.figure import Figure
+
+        if self.flow_series.empty:
+            raise ValueError("plot: the result has no time series; set sample_interval in the scenario")
+        fig = Figure(figsize=(9, 8), layout="constrained")
+        FigureCanvasAgg(fig)
+        ax_cwnd, ax_gp, ax_q = fig.subplots(3, 1, sharex=True)
+        names = self.flows.set_index("flow")["name"]
+        fs = self.flow_series
+        for ax, col, scale, label in (
+            (ax_cwnd, "cwnd", 1.0, "cwnd (packets)"),
+            (ax_gp, "goodput_bps", 1e-6, "goodput (Mbit/s)"),
+        ):
+            wide = fs.pivot(index="time_s", columns="flow", values=col)
+            lines = ax.plot(wide.index.to_numpy(), wide.to_numpy(dtype=float) * scale, linewidth=0.8)
+            for line, f in zip(lines, wide.columns):
+                line.set_label(str(names.get(f, f)))
+            ax.set_ylabel(label)
+            ax.grid(True, alpha=0.3)
+        if len(names) <= legend_max:
+            ax_cwnd.legend(loc="upper right", fontsize="small", ncol=min(len(names), 4))
+
+        qs = self.queue_series
+        if not qs.empty:
+            wide = qs.pivot(index="time_s", columns="link", values="len_pkts")
+            busy = [c for c in wide.columns if wide[c].max() > 0] or list(wide.columns)
+            link_names = self.links.set_index("link")["name"]
+            for c in busy:
+                ax_q.plot(wide.index.to_numpy(), wide[c].to_numpy(dtype=float), linewidth=0.8,
+                          label=str(link_names.get(c, c)))
+            if len(busy) <= legend_max:
+                ax_q.legend(loc="upper right", fontsize="small")
+        ax_q.set_ylabel("queue (packets)")
+        ax_q.set_xlabel("time (s)")
+        ax_q.grid(True, alpha=0.3)
+        fig.suptitle(f"{self.name} (seed {self.seed})")
+        if path is not None:
+            fig.savefig(os.fspath(path), dpi=120)
+        return fig
+
+    def report_markdown(self) -> str:
+        """A short markdown report: the scenario, the key numbers, the flows table."""
+        s = self.summary()
+        lines = [f"# cclab: {self.name}", ""]
+        topo = self.scenario.get("topology", {})
+        desc = f"{len(self.flows)} flow(s), {s.get('duration_s', float('nan')):g} s simulated, seed {self.seed}"
+        b = topo.get("bottleneck")
+        if b:
+            desc += f"; dumbbell, bottleneck {b.get('rate')} / {b.get('delay')} one way, buffer {b.get('buffer', '1bdp')}"
+            if self.bdp_pkts is not None:
+                desc += f" (1 BDP = {self.bdp_pkts:.1f} packets)"
+        elif topo.get("kind") == "graph":
+            desc += f"; graph of {len(topo.get('nodes', []))} nodes, {len(topo.get('links', []))} links"
+        lines += [desc + ".", "", "| | |", "|---|---|"]
+
+        def row(label: str, key: str, fmt: str) -> None:
+            if key in s and s[key] is not None:
+                lines.append(f"| {label} | {format(s[key], fmt)} |")
+
+        if "bottleneck_utilization" in s:
+            lines.append(f"| bottleneck utilization | {100 * s['bottleneck_utilization']:.2f} % |")
+        lines.append(f"| total goodput | {s['total_goodput_bps'] / 1e6:.2f} Mbit/s |")
+        row("Jain's fairness index", "jain_index", ".4f")
+        row("bottleneck drops", "bottleneck_drops", "d")
+        if "bottleneck_mean_queue_pkts" in s:
+            lines.append(f"| bottleneck mean queue | {s['bottleneck_mean_queue_pkts']:.1f} packets |")
+        row("timeouts", "timeouts", "d")
+        lines.append(f"| wall time | {s['wall_time_s']:.3f} s |")
+        row("events", "events", ",d")
+        lines.append(f"| delivered packets per wall second | {s['delivered_pkts_per_s']:,.0f} |")
+        lines += ["", "## Flows", ""]
+        lines.append("| flow | cc | recovery | start (s) | goodput (Mbit/s) | retransmits | timeouts | RTT mean (ms) |")
+        lines.append("|---|---|---|---:|---:|---:|---:|---:|")
+        for r in self.flows.itertuples(index=False):
+            lines.append(
+                f"| {r.name} | {r.cc} | {r.recovery} | {r.start_s:.3f} | {r.goodput_bps / 1e6:.2f} | "
+                f"{r.retransmits} | {r.timeouts} | {r.rtt_mean_s * 1e3:.1f} |"
+            )
+        return "\n".join(lines) + "\n"
+
+    # -- persistence ----------------------------------------------------------------------
+
+    def save(self, directory: Union[str, os.PathLike[str]]) -> Path:
+        """Writes the result to a folder: ``<table>.parquet`` for each table,
+        ``summary.json`` (summary, seed, wall time) and ``scenario.toml``.
+        Returns the folder."""
+        d = Path(directory)
+        d.mkdir(parents=True, exist_ok=True)
+        for name in TABLES:
+            getattr(self, name).to_parquet(d / f"{name}.parquet", index=False)
+        meta = {
+            "format": _FORMAT_VERSION,
+            "cclab_version": _core.__version__,
+            "name": self.name,
+            "seed": self.seed,
+            "wall_time_s": self.wall_time_s,
+            "bdp_pkts": self.bdp_pkts,
+            "summary": self._summary,
+        }
+        (d / "summary.json").write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
+        (d / "scenario.toml").write_text(to_toml(self.scenario), encoding="utf-8")
+        return d
+
+
+def load(directory: Union[str, os.PathLike[str]]) -> Result:
+    """Reads a result written by ``Result.save``."""
+    d = Path(directory)
+    if not (d / "summary.json").is_file():
+        raise FileNotFoundError(f"no cclab result in '{d}' (summary.json is missing)")
+    meta = json.loads((d / "summary.json").read_text(encoding="utf-8"))
+    tables = {name: pd.read_parquet(d / f"{name}.parquet") for name in TABLES}
+    scenario = load_scenario(d / "scenario.toml")
+    return Result(scenario, int(meta["seed"]), float(meta["wall_time_s"]), tables, meta["summary"], meta.get("bdp_pkts"))
