@@ -1,0 +1,222 @@
+"""The ``cclab`` command.
+
+Each command is one function decorated with ``@app.command()``. User errors
+(an invalid scenario, a bad flag, a missing file) are turned into one red line
+``error: <field>: <message>`` on stderr and exit code 2 by the command group,
+so commands just let ScenarioError, FileNotFoundError and click's errors
+propagate and never print tracebacks for them.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+from typing import Annotated, Any, List, NoReturn, Optional
+
+import click
+import typer
+from typer.core import TyperGroup
+from rich.console import Console
+from rich.table import Table
+
+from . import _core
+from .result import Result
+from .run import run as run_scenario
+from .scenario import ScenarioError, check as check_scenario, load_scenario
+
+__all__ = ["app", "main"]
+
+USER_ERROR = 2
+INTERRUPTED = 130
+
+
+def _stdout() -> Console:
+    return Console(highlight=False)
+
+
+def fail(field: str, message: str, code: int = USER_ERROR) -> NoReturn:
+    """Prints ``error: <field>: <message>`` in red on one line of stderr and exits."""
+    line = f"error: {field}: {message}".replace("\n", " ").replace("\r", " ")
+    Console(stderr=True, soft_wrap=True, highlight=False).print(line, style="red", markup=False)
+    sys.exit(code)
+
+
+# typer >= 0.20 vendors its own click (typer._click) with typer.TyperException
+# at the root of its errors; older typer uses click itself. Both are caught,
+# and their attributes read by name.
+_CLI_ERRORS: tuple[type[BaseException], ...] = tuple(
+    {click.ClickException, getattr(typer, "TyperException", click.ClickException)}
+)
+_ABORT: tuple[type[BaseException], ...] = tuple({click.exceptions.Abort, typer.Abort})
+
+
+def _cli_field(e: BaseException) -> str:
+    name = type(e).__name__
+    if name == "NoSuchOption":
+        return str(getattr(e, "option_name", "option"))
+    param = getattr(e, "param", None)
+    if param is not None:
+        opts = [o for o in getattr(param, "opts", []) if o.startswith("-")]
+        return max(opts, key=len) if opts else str(getattr(param, "human_readable_name", param.name))
+    if name == "MissingParameter":
+        return str(getattr(e, "param_hint", None) or "argument")
+    return "usage"
+
+
+def _cli_message(e: BaseException) -> str:
+    msg = getattr(e, "message", "") or ""
+    if type(e).__name__ == "BadParameter" and msg:
+        return msg
+    fmt = getattr(e, "format_message", None)
+    return fmt() if callable(fmt) else str(e)
+
+
+class _Group(TyperGroup):
+    """The command group: runs a command and turns user errors into one line."""
+
+    def main(self, *args: Any, standalone_mode: bool = True, **kwargs: Any) -> Any:  # type: ignore[override]
+        try:
+            rv = super().main(*args, standalone_mode=False, **kwargs)
+        except _CLI_ERRORS as e:
+            if type(e).__name__ == "NoArgsIsHelpError":  # `cclab` alone: the help text
+                e.show()  # type: ignore[attr-defined]
+                sys.exit(0)
+            code = getattr(e, "exit_code", USER_ERROR)
+            fail(_cli_field(e), _cli_message(e), code if code > 1 else USER_ERROR)
+        except _ABORT:  # Ctrl-C (click turns KeyboardInterrupt into Abort)
+            fail("interrupted", "stopped by the user", INTERRUPTED)
+        except ScenarioError as e:
+            field = getattr(e, "field", "") or "scenario"
+            msg = str(e)
+            if msg.startswith(field + ": "):
+                msg = msg[len(field) + 2 :]
+            fail(field, msg)
+        except OSError as e:
+            user = isinstance(e, (FileNotFoundError, IsADirectoryError, NotADirectoryError, PermissionError))
+            fail(str(e.filename or "file"), (e.strerror or str(e)).lower(), USER_ERROR if user else 1)
+        if standalone_mode:
+            sys.exit(rv if isinstance(rv, int) else 0)
+        return rv
+
+
+app = typer.Typer(
+    cls=_Group,
+    name="cclab",
+    help="cclab: a congestion-control lab (deterministic packet-level network simulator).",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+
+def main() -> None:
+    """Entry point of ``python -m cclab``."""
+    app(prog_name="cclab")
+
+
+def _safe_name(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip("-.") or "scenario"
+
+
+def _summary_tables(res: Result, max_rows: int = 40) -> List[Table]:
+    flows = Table(title=f"{res.name}: flows", title_justify="left")
+    shown = res.flows.head(max_rows)
+    cc_width = max(len(f"{r.cc}/{r.recovery}") for r in shown.itertuples(index=False))
+    flows.add_column("flow", no_wrap=True)
+    flows.add_column("cc/recovery", no_wrap=True, min_width=cc_width)
+    for col in ("goodput Mbit/s", "retransmits", "timeouts", "RTT mean ms"):
+        flows.add_column(col, justify="right")
+    for r in shown.itertuples(index=False):
+        flows.add_row(
+            str(r.name),
+            f"{r.cc}/{r.recovery}",
+            f"{r.goodput_bps / 1e6:.2f}",
+            str(r.retransmits),
+            str(r.timeouts),
+            f"{r.rtt_mean_s * 1e3:.1f}",
+        )
+    if len(res.flows) > max_rows:
+        flows.caption = f"... and {len(res.flows) - max_rows} more flows (flows.parquet has them all)"
+
+    s = res.summary()
+    totals = Table(title="summary", title_justify="left", show_header=False)
+    totals.add_column("what")
+    totals.add_column("value", justify="right")
+    if "bottleneck_utilization" in s:
+        totals.add_row("bottleneck utilization", f"{100 * s['bottleneck_utilization']:.2f} %")
+        totals.add_row("bottleneck drops", f"{s['bottleneck_drops']:,}")
+    else:  # a graph: no designated bottleneck; show the busiest link
+        busiest = res.links.loc[res.links["utilization"].idxmax()]
+        totals.add_row(f"busiest link ({busiest['name']}) utilization", f"{100 * busiest['utilization']:.2f} %")
+        totals.add_row("drops (all queues)", f"{int(res.queues['drops'].sum()):,}")
+    totals.add_row("total goodput", f"{s['total_goodput_bps'] / 1e6:.2f} Mbit/s")
+    totals.add_row("Jain's index", f"{s['jain_index']:.4f}")
+    totals.add_row("wall time", f"{s['wall_time_s']:.3f} s")
+    totals.add_row("events", f"{s['events']:,}")
+    totals.add_row("delivered packets/s", f"{s['delivered_pkts_per_s']:,.0f}")
+    return [flows, totals]
+
+
+ScenarioArg = Annotated[Path, typer.Argument(help="Scenario TOML file.", show_default=False)]
+SeedOpt = Annotated[
+    Optional[int],
+    typer.Option("--seed", help="Master seed, 0 to 2**64-1 (default: the scenario's seed, else 1).", show_default=False),
+]
+
+
+@app.command()
+def run(
+    scenario: ScenarioArg,
+    out: Annotated[
+        Optional[Path],
+        typer.Option("--out", "-o", help="Result folder (default: ./cclab-out/NAME, NAME the scenario's name).", show_default=False),
+    ] = None,
+    seed: SeedOpt = None,
+    plot: Annotated[bool, typer.Option("--plot", help="Also write plot.png (needs sample_interval).")] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar, no summary.")] = False,
+) -> None:
+    """Run a scenario and write its result folder.
+
+    Shows progress in simulated time and a summary; the folder holds the
+    tables (Parquet), summary.json, scenario.toml, report.md and, with --plot,
+    plot.png.
+    """
+    sc = load_scenario(scenario)
+    sc.setdefault("name", scenario.stem)
+    if plot and not sc.get("sample_interval"):
+        fail("--plot", "the scenario has no sample_interval, so nothing to plot; add e.g. sample_interval = \"100ms\"")
+    dest = out if out is not None else Path("cclab-out") / _safe_name(str(sc["name"]))
+    dest.mkdir(parents=True, exist_ok=True)  # fail before the run, not after it
+    res = run_scenario(sc, seed=seed, progress=not quiet)
+    res.save(dest)
+    (dest / "report.md").write_text(res.report_markdown(), encoding="utf-8")
+    if plot:
+        res.plot(dest / "plot.png")
+    if not quiet:
+        con = _stdout()
+        for t in _summary_tables(res):
+            con.print(t)
+        con.print(f"wrote {dest}")
+
+
+@app.command()
+def check(scenario: ScenarioArg, seed: SeedOpt = None) -> None:
+    """Validate a scenario without running it."""
+    sc = check_scenario(load_scenario(scenario), seed)
+    n_flows = sum(int(g.get("count", 1)) for g in sc["flows"])
+    kind = sc.get("topology", {}).get("kind", "dumbbell")
+    _stdout().print(f"ok: {scenario}: {kind}, {n_flows} flow(s), {sc['duration']} simulated")
+
+
+@app.command()
+def algorithms() -> None:
+    """List the congestion-control algorithms and loss recoveries."""
+    t = Table(title="congestion control (cc = ...)", title_justify="left")
+    t.add_column("name", style="bold")
+    t.add_column("summary")
+    for name, summary in _core.algorithms():
+        t.add_row(name, summary)
+    con = _stdout()
+    con.print(t)
+    con.print("loss recovery (recovery = ...): " + ", ".join(_core.recoveries()))
