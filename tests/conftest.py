@@ -1,0 +1,37 @@
+"""Shared fixtures: small scenarios that run in well under a second each."""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+
+import pytest
+
+import cclab
+
+ROOT = Path(__file__).resolve().parents[1]
+SCENARIOS = ROOT / "scenarios"
+
+
+@pytest.fixture(scope="session")
+def quickstart_path() -> Path:
+    return SCENARIOS / "quickstart.toml"
+
+
+@pytest.fixture(scope="session")
+def _quick() -> dict:
+    sc = cclab.load_scenario(SCENARIOS / "quickstart.toml")
+    sc["duration"] = "10s"
+    return sc
+
+
+@pytest.fixture
+def quick(_quick: dict) -> dict:
+    """quickstart.toml cut to 10 s: 4 NewReno/SACK flows, 100 Mbit/s, 40 ms, 1 BDP, a fresh copy per test."""
+    return copy.deepcopy(_quick)
+
+
+@pytest.fixture(scope="session")
+def quick_result(_quick: dict) -> cclab.Result:
+    """One run of the 10 s quickstart, shared by the read-only tests."""
+    return cclab.run(copy.deepcopy(_quick), seed=7)

@@ -1,0 +1,188 @@
+"""Running scenarios: tables, conservation, determinism, threads, progress."""
+
+from __future__ import annotations
+
+import copy
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import cclab
+from cclab import _core
+from cclab.result import TABLES
+
+
+def assert_same_result(a: cclab.Result, b: cclab.Result) -> None:
+    for name in TABLES:
+        pd.testing.assert_frame_equal(getattr(a, name), getattr(b, name), check_exact=True, obj=name)
+    sa, sb = a.summary(), b.summary()
+    for k in ("wall_time_s", "delivered_pkts_per_s"):
+        sa.pop(k), sb.pop(k)
+    assert sa == sb
+
+
+def test_tables_have_one_row_per_flow_and_per_link(quick_result):
+    r = quick_result
+    assert len(r.flows) == 4
+    assert r.flows["flow"].tolist() == [0, 1, 2, 3]
+    assert r.flows["name"].tolist() == [f"newreno.{i}" for i in range(4)]
+    assert set(r.flows["cc"]) == {"newreno"}
+    assert set(r.flows["recovery"]) == {"sack"}
+    # Dumbbell: the bottleneck both ways plus four access links per flow.
+    assert len(r.links) == len(r.queues) == 2 + 4 * 4
+    assert r.links["role"].tolist().count("bottleneck") == 1
+    assert r.queues["name"].tolist() == r.links["name"].tolist()
+
+
+def test_time_series_have_one_row_per_sample_and_flow(quick_result):
+    fs, qs = quick_result.flow_series, quick_result.queue_series
+    times = np.unique(fs["time_s"])
+    # 10 s sampled every 100 ms, from t = 0: 101 samples (the last one at 10 s).
+    assert len(times) == 101
+    assert times[0] == 0.0 and times[-1] == pytest.approx(10.0)
+    assert len(fs) == 101 * 4
+    # Only the bottleneck queue is sampled on a dumbbell.
+    bottleneck = int(quick_result.links.query("role == 'bottleneck'")["link"].iloc[0])
+    assert set(qs["link"]) == {bottleneck}
+    assert len(qs) == 101
+    # Cumulative delivered bytes never decrease.
+    for _, g in fs.groupby("flow"):
+        assert (np.diff(g["delivered_bytes"].to_numpy().astype(np.int64)) >= 0).all()
+
+
+def test_data_packets_are_conserved(quick_result):
+    s = quick_result.summary()
+    assert s["data_sent"] > 10_000
+    assert s["data_sent"] == s["data_received"] + s["data_dropped"] + s["data_in_queues"] + s["data_on_wires"]
+    # The flows table and the summary count the same drops and sends.
+    assert int(quick_result.flows["sent_pkts"].sum()) == s["data_sent"]
+    assert int(quick_result.flows["drops"].sum()) == s["data_dropped"]
+
+
+def test_the_run_fills_the_bottleneck(quick_result):
+    s = quick_result.summary()
+    assert 0.9 < s["bottleneck_utilization"] <= 1.0
+    assert s["total_goodput_bps"] == pytest.approx(quick_result.flows["goodput_bps"].sum())
+    assert s["total_goodput_bps"] < 100e6
+    assert s["bdp_pkts"] == pytest.approx(100e6 / 8 * 0.040 / 1500)
+
+
+def test_same_seed_gives_identical_results(quick):
+    assert_same_result(cclab.run(quick, seed=3), cclab.run(quick, seed=3))
+
+
+def test_scenario_seed_is_used_when_no_seed_is_given(quick):
+    quick["seed"] = 11
+    a = cclab.run(quick)
+    assert a.seed == 11
+    assert_same_result(a, cclab.run(quick, seed=11))
+    del quick["seed"]
+    assert cclab.run(quick).seed == 1
+
+
+def test_different_seeds_draw_different_start_times(quick):
+    a = cclab.run(quick, seed=1).flows["start_s"].to_numpy()
+    b = cclab.run(quick, seed=2).flows["start_s"].to_numpy()
+    assert ((a >= 0) & (a <= 1.0)).all() and ((b >= 0) & (b <= 1.0)).all()
+    assert not np.array_equal(a, b)
+    # Without a spread every flow starts at `start`.
+    quick["flows"][0]["start_spread"] = "0s"
+    quick["flows"][0]["start"] = "0.5s"
+    assert cclab.run(quick, seed=2).flows["start_s"].tolist() == [0.5] * 4
+
+
+def test_runs_in_two_threads_at_once_match_a_run_alone(quick):
+    alone = cclab.run(quick, seed=5)
+    t0 = time.perf_counter()
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        a, b = pool.map(lambda _: cclab.run(copy.deepcopy(quick), seed=5), range(2))
+    both = time.perf_counter() - t0
+    assert_same_result(a, b)
+    assert_same_result(a, alone)
+    # Timing is informative only: the machine may be shared.
+    print(f"\none run {alone.wall_time_s:.3f} s; two in parallel {both:.3f} s wall")
+
+
+def test_the_core_releases_the_gil_while_it_runs(quick):
+    """While another thread is inside one long run_until, this thread keeps running Python.
+
+    If the core held the GIL, this thread would stall for the whole call; the
+    largest gap between two iterations of the loop below would be as long as it.
+    """
+    quick["duration"] = "60s"
+    sim = _core.Sim(__import__("json").dumps(quick), 1)
+    span: list[float] = []
+
+    def worker() -> None:
+        t0 = time.perf_counter()
+        sim.run_until(sim.duration)
+        span.append(time.perf_counter() - t0)
+
+    th = threading.Thread(target=worker)
+    largest_gap = 0.0
+    last = time.perf_counter()
+    th.start()
+    while th.is_alive():
+        now = time.perf_counter()
+        largest_gap = max(largest_gap, now - last)
+        last = now
+    th.join()
+    print(f"\nrun_until took {span[0]:.3f} s; the other thread's largest stall {largest_gap * 1e3:.1f} ms")
+    assert sim.now == sim.duration
+    assert span[0] > 0.05, "the run is too short to tell"
+    assert largest_gap < 0.5 * span[0]
+
+
+def test_progress_callback_sees_simulated_time_up_to_the_duration(quick):
+    seen: list[tuple[float, float]] = []
+    cclab.run(quick, progress=lambda now, dur: seen.append((now, dur)))
+    assert 90 <= len(seen) <= 110
+    nows = [n for n, _ in seen]
+    assert nows == sorted(nows) and nows[0] > 0
+    assert nows[-1] == 10.0
+    assert {d for _, d in seen} == {10.0}
+
+
+def test_keyboard_interrupt_in_a_callback_stops_the_run(quick):
+    calls = []
+
+    def stop(now: float, dur: float) -> None:
+        calls.append(now)
+        if len(calls) == 3:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        cclab.run(quick, progress=stop)
+    assert len(calls) == 3
+
+
+def test_a_toml_path_runs_like_the_same_dict(quickstart_path):
+    a = cclab.run(quickstart_path, seed=4)
+    b = cclab.run(cclab.load_scenario(str(quickstart_path)), seed=4)
+    assert a.scenario == b.scenario
+    assert a.scenario["name"] == "quickstart" and a.scenario["duration"] == "30s"
+    assert_same_result(a, b)
+
+
+def test_run_does_not_modify_the_callers_dict(quick):
+    before = copy.deepcopy(quick)
+    cclab.run(quick, seed=2)
+    assert quick == before
+
+
+def test_graph_parking_lot_samples_every_link_and_the_long_flow_gets_least(quickstart_path):
+    sc = cclab.load_scenario(quickstart_path.parent / "graph-parking-lot.toml")
+    sc["duration"] = "10s"
+    r = cclab.run(sc)
+    assert r.flows["name"].tolist() == ["long.0", "cross1.0", "cross2.0"]
+    assert r.flows["base_rtt_s"].tolist() == pytest.approx([0.060, 0.020, 0.020])
+    assert r.bdp_pkts is None and "bottleneck_utilization" not in r.summary()
+    # Three duplex links: six directed links, all sampled.
+    assert len(r.links) == 6
+    assert set(r.queue_series["link"]) == set(r.links["link"])
+    gp = r.flows.set_index("name")["goodput_bps"]
+    assert gp["long.0"] < gp["cross1.0"] and gp["long.0"] < gp["cross2.0"]

@@ -1,0 +1,130 @@
+"""Every bad value is refused before the run with an error naming the field,
+the value and what is accepted."""
+
+from __future__ import annotations
+
+import pickle
+
+import pytest
+
+import cclab
+from cclab import ScenarioError
+
+
+def error_of(scenario, seed=None) -> ScenarioError:
+    with pytest.raises(ScenarioError) as info:
+        cclab.run(scenario, seed=seed)
+    return info.value
+
+
+def test_scenario_error_is_a_value_error_with_field_value_and_accepted(quick):
+    quick["flows"][0]["cc"] = "renoo"
+    e = error_of(quick)
+    assert isinstance(e, ValueError)
+    assert e.field == "flows[0].cc"
+    assert e.value == "renoo"
+    assert "reno" in e.accepted and "newreno" in e.accepted
+    assert str(e).startswith("flows[0].cc: ") and "'renoo'" in str(e)
+    assert type(e).__name__ == "ScenarioError"
+
+
+@pytest.mark.parametrize(
+    "edit, field, value",
+    [
+        (lambda s: s["topology"]["bottleneck"].update(rate="100Mbs"), "topology.bottleneck.rate", "100Mbs"),
+        (lambda s: s["topology"]["bottleneck"].update(delay="-5ms"), "topology.bottleneck.delay", "-5ms"),
+        (lambda s: s["topology"]["bottleneck"].update(buffer="0pkts"), "topology.bottleneck.buffer", "0pkts"),
+        (lambda s: s["flows"][0].update(start="5s", start_spread="0s", stop="2s"), "flows[0].stop", "2s"),
+        (lambda s: s["flows"][0].update(recovery="tahoe"), "flows[0].recovery", "tahoe"),
+        (lambda s: s["flows"][0].update(rtt="20ms"), "flows[0].rtt", "20ms"),
+        (lambda s: s.update(duration="30 minutes"), "duration", "30 minutes"),
+    ],
+    ids=["rate", "negative-delay", "zero-buffer", "stop-before-start", "recovery", "rtt-too-short", "duration"],
+)
+def test_bad_values_name_their_field_and_value(quick, edit, field, value):
+    edit(quick)
+    e = error_of(quick)
+    assert e.field == field
+    assert e.value == value
+    assert value in str(e)
+    assert e.accepted
+
+
+def test_units_are_listed_for_a_misspelt_rate(quick):
+    quick["topology"]["bottleneck"]["rate"] = "100Mbs"
+    assert "Mbps" in error_of(quick).accepted
+
+
+def test_unknown_key_in_a_dict_is_refused_with_its_path(quick):
+    b = quick["topology"]["bottleneck"]
+    b["bufer"] = b.pop("buffer")
+    e = error_of(quick)
+    assert "bottleneck" in e.field
+    assert "bufer" in str(e)
+
+
+def test_unknown_key_in_a_toml_file_is_refused_with_its_path(tmp_path, quickstart_path):
+    bad = tmp_path / "bad.toml"
+    bad.write_text(quickstart_path.read_text().replace("buffer =", "bufer ="))
+    with pytest.raises(ScenarioError) as info:
+        cclab.load_scenario(bad)
+    assert "bottleneck" in info.value.field
+    assert "bufer" in str(info.value)
+
+
+def test_a_toml_syntax_error_is_a_scenario_error(tmp_path):
+    bad = tmp_path / "bad.toml"
+    bad.write_text('duration = "10s\n')
+    with pytest.raises(ScenarioError) as info:
+        cclab.load_scenario(bad)
+    assert info.value.field == "(file)"
+    assert "line 1" in str(info.value)
+
+
+def test_a_missing_file_is_file_not_found(tmp_path):
+    with pytest.raises(FileNotFoundError):
+        cclab.run(tmp_path / "nope.toml")
+
+
+@pytest.mark.parametrize("seed", [-1, "abc", 2**64, 1.5, True, None])
+def test_bad_seeds_are_refused(quick, seed):
+    if seed is None:  # a bad seed in the scenario itself
+        quick["seed"] = -1
+        e = error_of(quick)
+        shown = "-1"
+    else:
+        e = error_of(quick, seed=seed)
+        shown = str(seed)
+    assert e.field == "seed"
+    assert e.value == shown and f"'{shown}'" in str(e)
+    assert "2**64-1" in e.accepted
+
+
+def test_the_largest_seed_is_accepted(quick):
+    quick["duration"] = "100ms"
+    assert cclab.run(quick, seed=2**64 - 1).seed == 2**64 - 1
+    assert cclab.run(quick, seed=0).seed == 0
+
+
+def test_check_validates_without_running_and_normalizes(quick):
+    quick["duration"] = "1000s"  # would take a while to run
+    out = cclab.check(quick)
+    assert out["topology"]["kind"] == "dumbbell"
+    assert out["flows"][0]["cc"] == "newreno"
+    quick["flows"][0]["cc"] = "renoo"
+    with pytest.raises(ScenarioError):
+        cclab.check(quick)
+
+
+def test_a_scenario_that_is_not_json_data_is_refused(quick):
+    quick["duration"] = object()
+    e = error_of(quick)
+    assert e.field == "(scenario)"
+
+
+def test_scenario_errors_survive_pickling_for_process_pools(quick):
+    quick["flows"][0]["cc"] = "renoo"
+    e = error_of(quick)
+    back = pickle.loads(pickle.dumps(e))
+    assert type(back) is ScenarioError
+    assert (back.field, back.value, back.accepted, str(back)) == (e.field, e.value, e.accepted, str(e))
