@@ -2,6 +2,7 @@
 //! stored column-wise (one vector per column, no per-row objects), handed to
 //! Python as arrays; and the fairness index.
 
+use crate::queue::QueueDisc;
 use crate::tcp::Sender;
 use crate::units::SimTime;
 
@@ -55,15 +56,21 @@ pub struct QueueSeries {
     pub len_bytes: Vec<u64>,
     /// Link throughput over the last sampling interval, bit/s.
     pub throughput_bps: Vec<f64>,
+    /// The AQM's moving average of the length, packets (NaN for DropTail).
+    pub avg_pkts: Vec<f64>,
+    /// The AQM's current max_p (NaN for DropTail).
+    pub max_p: Vec<f64>,
 }
 
 impl QueueSeries {
-    pub fn push(&mut self, now: SimTime, link: u32, pkts: u64, bytes: u64, thr: f64) {
+    pub fn push(&mut self, now: SimTime, link: u32, q: &dyn QueueDisc, thr: f64) {
         self.time.push(now.secs_f64());
         self.link.push(link);
-        self.len_pkts.push(pkts);
-        self.len_bytes.push(bytes);
+        self.len_pkts.push(q.len_pkts() as u64);
+        self.len_bytes.push(q.len_bytes());
         self.throughput_bps.push(thr);
+        self.avg_pkts.push(q.avg_len().unwrap_or(f64::NAN));
+        self.max_p.push(q.max_p().unwrap_or(f64::NAN));
     }
 }
 

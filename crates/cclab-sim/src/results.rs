@@ -347,6 +347,8 @@ pub fn collect(sim: &Simulation, end: SimTime) -> RunOutput {
     qs.u64("len_pkts", s.len_pkts.clone());
     qs.u64("len_bytes", s.len_bytes.clone());
     qs.f64("throughput_bps", s.throughput_bps.clone());
+    qs.f64("avg_pkts", s.avg_pkts.clone());
+    qs.f64("max_p", s.max_p.clone());
     out.queue_series = qs;
 
     // Summary.

@@ -10,6 +10,10 @@ pub mod stream {
     pub const FLOW_START: u64 = 1;
     /// Per-flow random send overhead (index: flow).
     pub const SEND_OVERHEAD: u64 = 2;
+    /// RED's early-drop decisions (index: link).
+    pub const RED: u64 = 3;
+    /// Random loss on a link (index: link).
+    pub const LINK_LOSS: u64 = 4;
 }
 
 fn splitmix64(mut z: u64) -> u64 {

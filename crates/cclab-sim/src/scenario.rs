@@ -23,6 +23,7 @@
 
 use crate::cc::{self, Params};
 use crate::net::Link;
+use crate::queue::red::{Adapt, Red, RedConfig};
 use crate::queue::{droptail::DropTail, Capacity, QueueDisc};
 use crate::rng::{self, stream_rng};
 use crate::sim::{FlowSetup, Simulation};
@@ -133,9 +134,15 @@ pub struct LinkParams {
     /// Queue discipline; default "droptail".
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub queue: Option<String>,
+    /// Parameters of the queue discipline (see docs/queues.md).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub queue_params: Option<BTreeMap<String, f64>>,
     /// Buffer of the reverse direction (ACK path); default "unlimited".
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reverse_buffer: Option<String>,
+    /// Random loss probability of the forward direction, in [0, 1) (default 0).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub loss: Option<f64>,
 }
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
@@ -150,6 +157,11 @@ pub struct GraphLink {
     pub buffer: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub queue: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub queue_params: Option<BTreeMap<String, f64>>,
+    /// Random loss probability, in [0, 1), each direction (default 0).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub loss: Option<f64>,
     /// Also create the link `to -> from` with the same parameters (default true).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub duplex: Option<bool>,
@@ -313,16 +325,79 @@ pub struct Built {
     pub bdp_pkts: Option<f64>,
 }
 
-const QUEUES: &str = "droptail";
+const QUEUES: &str = "droptail, red, ared, gared";
 
-fn make_queue(
-    field: &str,
-    kind: Option<&str>,
+/// What a queue discipline needs to know of its place.
+struct QueueSite<'a> {
+    field: &'a str,
+    kind: Option<&'a str>,
+    params: Option<&'a BTreeMap<String, f64>>,
     cap: Capacity,
-) -> Result<Box<dyn QueueDisc>, ScenarioError> {
-    match kind.unwrap_or("droptail") {
-        "droptail" => Ok(Box::new(DropTail::new(cap))),
-        other => Err(err(field, other, QUEUES)),
+    rate: Rate,
+    /// Data packet size, bytes (RED's mean packet size by default).
+    pkt_size: u32,
+    seed: u64,
+    link_index: u64,
+}
+
+fn make_queue(s: &QueueSite) -> Result<Box<dyn QueueDisc>, ScenarioError> {
+    let kind = s.kind.unwrap_or("droptail");
+    let empty = BTreeMap::new();
+    let params = s.params.unwrap_or(&empty);
+    let perr = |e: cc::ParamError| {
+        let f = s.field.trim_end_matches(".queue");
+        err(format!("{f}.queue_params.{}", e.param), e.value, e.accepted)
+    };
+    match kind {
+        "droptail" => {
+            cc::ParamReader::new(params).finish().map_err(perr)?;
+            Ok(Box::new(DropTail::new(s.cap)))
+        }
+        "red" | "ared" | "gared" => {
+            let mut r = cc::ParamReader::new(params);
+            let mean = r.get("mean_pktsize", s.pkt_size as f64, 1.0, 1e6).map_err(perr)?;
+            let target = SimTime::from_secs_f64(r.get("target_delay", 0.005, 1e-9, 100.0).map_err(perr)?);
+            let base = match kind {
+                "red" => RedConfig::red(),
+                "ared" => RedConfig::ared(s.rate, mean, target),
+                _ => RedConfig { adapt: Adapt::Gared, ..RedConfig::ared(s.rate, mean, target) },
+            };
+            let min_th = r.get("min_th", base.min_th, 0.0, 1e12).map_err(perr)?;
+            // ARED's rule of thumb max_th = 3 min_th follows a given min_th.
+            let max_th_default = if kind == "red" { base.max_th.max(min_th * 3.0) } else { 3.0 * min_th };
+            let cfg = RedConfig {
+                min_th,
+                max_th: r.get("max_th", max_th_default, 0.0, 1e12).map_err(perr)?,
+                max_p: r.get("max_p", base.max_p, 0.0, 1.0).map_err(perr)?,
+                q_weight: r.get("q_weight", base.q_weight, 1e-12, 1.0).map_err(perr)?,
+                gentle: r.get("gentle", 1.0, 0.0, 1.0).map_err(perr)? != 0.0,
+                wait: r.get("wait", 1.0, 0.0, 1.0).map_err(perr)? != 0.0,
+                mean_pktsize: mean,
+                adapt: base.adapt,
+                interval: SimTime::from_secs_f64(r.get("interval", 0.5, 1e-6, 1e6).map_err(perr)?),
+                alpha: r.get("alpha", base.alpha, 0.0, 1.0).map_err(perr)?,
+                beta: r.get("beta", base.beta, 0.0, 1.0).map_err(perr)?,
+                top: r.get("top", base.top, 0.0, 1.0).map_err(perr)?,
+                bottom: r.get("bottom", base.bottom, 0.0, 1.0).map_err(perr)?,
+            };
+            r.finish().map_err(perr)?;
+            if cfg.max_th <= cfg.min_th {
+                let f = s.field.trim_end_matches(".queue");
+                return Err(err(format!("{f}.queue_params.max_th"), cfg.max_th, format!("a value above min_th ({})", cfg.min_th)));
+            }
+            let rng = stream_rng(s.seed, rng::stream::RED, s.link_index);
+            Ok(Box::new(Red::new(cfg, s.cap, s.rate, rng)))
+        }
+        other => Err(err(s.field, other, QUEUES)),
+    }
+}
+
+fn loss_model(field: &str, p: Option<f64>, seed: u64, link_index: u64) -> Result<Option<(f64, rand_pcg::Pcg64)>, ScenarioError> {
+    match p {
+        None => Ok(None),
+        Some(p) if p == 0.0 => Ok(None),
+        Some(p) if (0.0..1.0).contains(&p) => Ok(Some((p, stream_rng(seed, rng::stream::LINK_LOSS, link_index)))),
+        Some(p) => Err(err(field, p, "a probability in [0, 1)")),
     }
 }
 
@@ -577,8 +652,8 @@ fn build(sc: &Scenario, seed: u64) -> Result<Built, ScenarioError> {
 
     let mut start_rng = stream_rng(seed, rng::stream::FLOW_START, 0);
     let (mut sim, bdp_pkts) = match sc.topology.kind.as_str() {
-        "dumbbell" => build_dumbbell(sc, &groups)?,
-        "graph" => (build_graph(sc, &groups)?, None),
+        "dumbbell" => build_dumbbell(sc, &groups, seed)?,
+        "graph" => (build_graph(sc, &groups, seed)?, None),
         other => return Err(err("topology.kind", other, "dumbbell, graph")),
     };
     // Flows: their order and the random starts drawn in that order.
@@ -631,6 +706,7 @@ fn build(sc: &Scenario, seed: u64) -> Result<Built, ScenarioError> {
 fn build_dumbbell(
     sc: &Scenario,
     groups: &[GroupSettings],
+    seed: u64,
 ) -> Result<(Simulation, Option<f64>), ScenarioError> {
     let t = &sc.topology;
     if t.nodes.is_some() || t.links.is_some() {
@@ -737,18 +813,30 @@ fn build_dumbbell(
         b.buffer.as_deref().unwrap_or("1bdp"),
     )?;
     let cap = capacity(buf, Some(bdp_pkts), "topology.bottleneck.buffer")?;
-    let q = make_queue("topology.bottleneck.queue", b.queue.as_deref(), cap)?;
+    let site = |cap, link_index| QueueSite {
+        field: "topology.bottleneck.queue",
+        kind: b.queue.as_deref(),
+        params: b.queue_params.as_ref(),
+        cap,
+        rate: b_rate,
+        pkt_size: groups[0].tcp.mss,
+        seed,
+        link_index,
+    };
+    let q = make_queue(&site(cap, 0))?;
     let rbuf = buffer(
         "topology.bottleneck.reverse_buffer",
         b.reverse_buffer.as_deref().unwrap_or("unlimited"),
     )?;
     let rcap = capacity(rbuf, Some(bdp_pkts), "topology.bottleneck.reverse_buffer")?;
-    let rq = make_queue("topology.bottleneck.queue", b.queue.as_deref(), rcap)?;
+    let rq = make_queue(&site(rcap, 1))?;
+    let loss = loss_model("topology.bottleneck.loss", b.loss, seed, 0)?;
 
     let total: u32 = groups.iter().map(|g| g.count).sum();
     let mut sim = Simulation::new(2 + 2 * total as usize);
     let mut l = Link::new("bottleneck".into(), 0, 1, b_rate, b_delay, q);
     l.role = "bottleneck";
+    l.loss = loss;
     let bl = sim.add_link(l);
     let mut l = Link::new("bottleneck.reverse".into(), 1, 0, b_rate, b_delay, rq);
     l.role = "reverse";
@@ -811,7 +899,7 @@ fn graph_endpoints(
     Ok((s, d))
 }
 
-fn build_graph(sc: &Scenario, groups: &[GroupSettings]) -> Result<Simulation, ScenarioError> {
+fn build_graph(sc: &Scenario, groups: &[GroupSettings], seed: u64) -> Result<Simulation, ScenarioError> {
     let t = &sc.topology;
     if t.bottleneck.is_some() {
         return Err(err(
@@ -857,13 +945,24 @@ fn build_graph(sc: &Scenario, groups: &[GroupSettings]) -> Result<Simulation, Sc
             vec![(from, to)]
         };
         for (a, b) in ends {
-            let q = make_queue(&format!("{p}.queue"), l.queue.as_deref(), cap)?;
+            let link_index = sim.links.len() as u64;
+            let q = make_queue(&QueueSite {
+                field: &format!("{p}.queue"),
+                kind: l.queue.as_deref(),
+                params: l.queue_params.as_ref(),
+                cap,
+                rate: r,
+                pkt_size: groups.first().map_or(1500, |g| g.tcp.mss),
+                seed,
+                link_index,
+            })?;
             let name = format!("{}->{}", nodes[a as usize], nodes[b as usize]);
-            let li = sim.add_link(Link::new(name, a, b, r, d, q));
+            let mut link = Link::new(name, a, b, r, d, q);
+            link.loss = loss_model(&format!("{p}.loss"), l.loss, seed, link_index)?;
+            let li = sim.add_link(link);
             sim.monitored.push(li);
         }
     }
-    let _ = groups;
     Ok(sim)
 }
 

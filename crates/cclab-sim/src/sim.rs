@@ -302,6 +302,13 @@ impl Simulation {
         let link = &mut self.links[l as usize];
         link.qstats.arrivals += 1;
         link.qstats.arrival_bytes += p.size as u64;
+        if let Some((prob, rng)) = &mut link.loss {
+            if rng.gen::<f64>() < *prob {
+                link.qstats.drop(DropCause::LinkLoss, p.size);
+                self.count_drop(&p, DropCause::LinkLoss);
+                return;
+            }
+        }
         // Idle: nothing being sent and nothing waiting (a waiting packet implies a pending LinkReady).
         let idle = now >= link.busy_until && !link.ready_pending;
         let ctx = EnqueueContext {
@@ -475,13 +482,7 @@ impl Simulation {
                 0.0
             };
             self.last_sample_tx[l as usize] = tx;
-            self.queue_series.push(
-                now,
-                l,
-                link.queue.len_pkts() as u64,
-                link.queue.len_bytes(),
-                thr,
-            );
+            self.queue_series.push(now, l, link.queue.as_ref(), thr);
         }
         self.last_sample_time = now;
         if let Some(iv) = self.sample_interval {

@@ -10,6 +10,7 @@
 use crate::packet::Packet;
 use crate::queue::{DropCause, QueueDisc};
 use crate::units::{Rate, SimTime};
+use rand_pcg::Pcg64;
 use std::collections::VecDeque;
 
 /// Counters of the queue in front of a link.
@@ -94,6 +95,8 @@ pub struct Link {
     pub busy_time: SimTime,
     /// What the link is in its topology: "bottleneck", "reverse", "access", "link".
     pub role: &'static str,
+    /// Random loss: each arriving packet is dropped with this probability, before the queue.
+    pub loss: Option<(f64, Pcg64)>,
 }
 
 impl Link {
@@ -120,6 +123,7 @@ impl Link {
             tx_bytes: 0,
             busy_time: SimTime::ZERO,
             role: "link",
+            loss: None,
         }
     }
 

@@ -5,6 +5,8 @@
 //! length) is done once by the link around every discipline, not by each.
 
 pub mod droptail;
+pub mod gared;
+pub mod red;
 
 use crate::packet::Packet;
 use crate::units::SimTime;
@@ -38,6 +40,14 @@ pub trait QueueDisc: Send {
     fn len_bytes(&self) -> u64;
     /// The packets waiting, in order (for end-of-run accounting; not on the hot path).
     fn packets(&self) -> Vec<Packet>;
+    /// The moving average of the length, for AQMs that keep one (packets).
+    fn avg_len(&self) -> Option<f64> {
+        None
+    }
+    /// The current maximum early-drop probability, for RED-like queues.
+    fn max_p(&self) -> Option<f64> {
+        None
+    }
 }
 
 /// A capacity in packets or bytes.

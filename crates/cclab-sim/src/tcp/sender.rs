@@ -18,6 +18,9 @@ use crate::cc::{AckSample, CaState, CongestionControl, CwndEvent, SenderView};
 use crate::packet::{Kind, Packet, SackBlock};
 use crate::units::SimTime;
 
+/// Most packets one ACK may count towards window growth (RFC 3465's L, in segments).
+const ABC_LIMIT: u64 = 2;
+
 /// Per-flow TCP settings.
 #[derive(Clone, Copy, Debug)]
 pub struct TcpConfig {
@@ -296,7 +299,7 @@ impl Sender {
         }
 
         if newly_acked > 0 {
-            self.on_new_ack(a, newly_acked, now, out);
+            self.on_new_ack(a, newly_acked, fresh, now, out);
         } else if self.sb.high() > una {
             self.on_dupack(now, out);
         }
@@ -306,7 +309,8 @@ impl Sender {
         }
     }
 
-    fn on_new_ack(&mut self, a: u64, newly_acked: u64, now: SimTime, out: &mut Vec<Packet>) {
+    /// `fresh`: the newly acknowledged segments that had not been SACKed before.
+    fn on_new_ack(&mut self, a: u64, newly_acked: u64, fresh: u64, now: SimTime, out: &mut Vec<Packet>) {
         self.dupacks = 0;
         let mut restart_timer = true;
         match self.state {
@@ -331,7 +335,11 @@ impl Sender {
                     self.set_state(now, CaState::Open);
                 }
                 let v = self.view(now);
-                self.cwnd = self.cc.cong_avoid(&v, newly_acked as u32).max(1.0);
+                // Segments SACKed earlier are not counted again, and at most
+                // ABC_LIMIT per ACK (RFC 3465, L = 2): a cumulative ACK that jumps
+                // over a repaired hole must not open the window by thousands.
+                let acked = fresh.min(ABC_LIMIT) as u32;
+                self.cwnd = self.cc.cong_avoid(&v, acked).max(1.0);
             }
         }
         if self.snd_nxt < a {

@@ -1,0 +1,432 @@
+//! RED (Floyd and Jacobson 1993) as ns-2's `Queue/RED` implements it, with
+//! gentle mode, `wait`, idle-time decay of the average, and the adaptation of
+//! `max_p` by Adaptive RED (Floyd, Gummadi, Shenker 2001) or by gARED
+//! (paper 004, section 4.3; `gared.rs`).
+//!
+//! On each arrival (before it joins the queue):
+//! - the average is updated: `avg ← (1 − w)^m · avg`, then `avg ← (1 − w)·avg + w·q`,
+//!   where `q` is the queue length and `m` the number of packets of mean size the
+//!   link could have sent while it was idle (zero when it was busy);
+//! - `count` (arrivals since the last early drop) is incremented;
+//! - below `min_th` nothing is dropped; at or above `max_th` (or `2·max_th` when
+//!   gentle) the packet is dropped; in between with probability
+//!   `p_b = max_p (avg − min_th)/(max_th − min_th)` (gentle, above `max_th`:
+//!   `max_p + (1 − max_p)(avg − max_th)/max_th`), spread out by `count`:
+//!   `p_a = p_b / (2 − count·p_b)` with `wait`, `p_b / (1 − count·p_b)` without;
+//! - a full buffer drops (tail drop).
+//!
+//! Choices where the sources are silent or differ:
+//! - ns-2 decides on the first packet after the average crosses `min_th` not to
+//!   drop and resets `count` (its `old` flag); so does this.
+//! - ns-2 starts `count` at 0 on every early drop and drops no packet while the
+//!   instantaneous queue holds at most one packet; so does this.
+//! - Adaptive RED adapts on the first arrival after each `interval`, not on a
+//!   separate timer, so an idle queue costs no events. As the papers (Floyd et
+//!   al.'s Fig. 5 and paper 004's Fig. 8) say "every interval", the interval
+//!   restarts at every check; ns-2 restarts it only when max_p changes.
+//! - Marking (ECN) is not modelled: early "drops" are drops.
+//! - Lengths are in packets (ns-2's default); `mean_pktsize` serves only the
+//!   idle-time decay.
+
+use super::gared;
+use super::{Capacity, DropCause, EnqueueContext, QueueDisc};
+use crate::packet::Packet;
+use crate::units::{Rate, SimTime};
+use rand::Rng;
+use rand_pcg::Pcg64;
+use std::collections::VecDeque;
+
+/// How `max_p` is adapted.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Adapt {
+    /// Plain RED: `max_p` fixed.
+    None,
+    /// Adaptive RED (Floyd, Gummadi, Shenker 2001).
+    Ared,
+    /// Gentle Adaptive RED (paper 004, section 4.3).
+    Gared,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RedConfig {
+    /// Lower threshold of the average, packets.
+    pub min_th: f64,
+    /// Upper threshold of the average, packets.
+    pub max_th: f64,
+    /// Drop probability at `max_th` (the initial value when adapted).
+    pub max_p: f64,
+    /// Weight of the moving average, in (0, 1].
+    pub q_weight: f64,
+    pub gentle: bool,
+    /// Spread drops out by waiting (`p / (2 − count·p)`), ns-2's `wait_`.
+    pub wait: bool,
+    /// Packet size used to count the packets an idle link could have sent, bytes.
+    pub mean_pktsize: f64,
+    pub adapt: Adapt,
+    /// Adaptation interval (ARED, gARED).
+    pub interval: SimTime,
+    /// Additive increase of `max_p` is `min(alpha, max_p/4)`.
+    pub alpha: f64,
+    /// Multiplicative decrease of `max_p`.
+    pub beta: f64,
+    /// Upper bound of `max_p`.
+    pub top: f64,
+    /// Lower bound of `max_p` (ARED only; gARED has none).
+    pub bottom: f64,
+}
+
+impl RedConfig {
+    /// ns-2's classic RED defaults (min_th 5, max_th 15, max_p 0.1, w 0.002, gentle, wait).
+    pub fn red() -> Self {
+        RedConfig {
+            min_th: 5.0,
+            max_th: 15.0,
+            max_p: 0.1,
+            q_weight: 0.002,
+            gentle: true,
+            wait: true,
+            mean_pktsize: 500.0,
+            adapt: Adapt::None,
+            interval: SimTime::from_millis(500),
+            alpha: 0.01,
+            beta: 0.9,
+            top: 0.5,
+            bottom: 0.01,
+        }
+    }
+
+    /// Adaptive RED's automatic settings for a link of `rate` carrying packets of
+    /// `mean_pktsize` bytes, C = rate / (8 mean_pktsize) packets per second
+    /// (Floyd, Gummadi, Shenker 2001, as paper 004 section 4.1 summarises):
+    /// `min_th = max(5, target_delay · C / 2)`, `max_th = 3 min_th`,
+    /// `w = 1 − exp(−1/C)`, `max_p` adapted in [bottom, 0.5] every 0.5 s with
+    /// `bottom = min(0.01, 1/W)`, W the BDP of a 100 ms path in 1000-byte packets
+    /// (ns-2's setting, without which max_p cannot fall low enough at high rates).
+    pub fn ared(rate: Rate, mean_pktsize: f64, target_delay: SimTime) -> Self {
+        let pkts_per_s = rate.bps() as f64 / (8.0 * mean_pktsize);
+        let min_th = (target_delay.secs_f64() * pkts_per_s / 2.0).max(5.0);
+        RedConfig {
+            min_th,
+            max_th: 3.0 * min_th,
+            q_weight: 1.0 - (-1.0 / pkts_per_s).exp(),
+            mean_pktsize,
+            adapt: Adapt::Ared,
+            bottom: (80_000.0 / rate.bps() as f64).min(0.01),
+            ..RedConfig::red()
+        }
+    }
+
+    /// The target range of the average, `[min_th + 0.4Δ, min_th + 0.6Δ]` with `Δ = max_th − min_th`.
+    pub fn target(&self) -> (f64, f64) {
+        let d = self.max_th - self.min_th;
+        (self.min_th + 0.4 * d, self.min_th + 0.6 * d)
+    }
+}
+
+pub struct Red {
+    cfg: RedConfig,
+    cap: Capacity,
+    q: VecDeque<Packet>,
+    bytes: u64,
+    /// Packets of `mean_pktsize` the link sends per picosecond.
+    pkts_per_ps: f64,
+    rng: Pcg64,
+    /// The moving average, packets.
+    pub avg: f64,
+    /// Arrivals since the last early drop.
+    count: i64,
+    /// The average was above `min_th` at the previous arrival (ns-2's `old`).
+    above: bool,
+    /// Current `max_p`.
+    pub max_p: f64,
+    last_adapt: SimTime,
+    /// The average at the previous adaptation (gARED's trend).
+    old_avg: f64,
+}
+
+impl Red {
+    pub fn new(cfg: RedConfig, cap: Capacity, link_rate: Rate, rng: Pcg64) -> Self {
+        Red {
+            pkts_per_ps: link_rate.bps() as f64 / (8.0 * cfg.mean_pktsize) / 1e12,
+            max_p: cfg.max_p,
+            cfg,
+            cap,
+            q: VecDeque::new(),
+            bytes: 0,
+            rng,
+            avg: 0.0,
+            count: 0,
+            above: false,
+            last_adapt: SimTime::ZERO,
+            old_avg: 0.0,
+        }
+    }
+
+    /// Updates the average for an arrival at a queue of `qlen` packets (ns-2 `estimator`).
+    fn update_avg(&mut self, qlen: usize, ctx: &EnqueueContext) {
+        let w = self.cfg.q_weight;
+        if let (Some(since), true) = (ctx.idle_since, self.q.is_empty()) {
+            let m = ((ctx.now.0 - since.0.min(ctx.now.0)) as f64 * self.pkts_per_ps).floor();
+            self.avg *= (1.0 - w).powf(m);
+        }
+        self.avg = (1.0 - w) * self.avg + w * qlen as f64;
+    }
+
+    /// The drop probability before spreading by `count`.
+    pub fn p_b(&self) -> f64 {
+        let c = &self.cfg;
+        let p = if self.avg >= c.max_th {
+            if c.gentle { self.max_p + (1.0 - self.max_p) * (self.avg - c.max_th) / c.max_th } else { 1.0 }
+        } else {
+            self.max_p * (self.avg - c.min_th) / (c.max_th - c.min_th)
+        };
+        p.clamp(0.0, 1.0)
+    }
+
+    /// Spreads `p_b` over the arrivals since the last drop.
+    pub fn p_a(&self, p_b: f64) -> f64 {
+        let cp = self.count as f64 * p_b;
+        let p = if self.cfg.wait {
+            if cp < 1.0 {
+                0.0
+            } else if cp < 2.0 {
+                p_b / (2.0 - cp)
+            } else {
+                1.0
+            }
+        } else if cp < 1.0 {
+            p_b / (1.0 - cp)
+        } else {
+            1.0
+        };
+        p.min(1.0)
+    }
+
+    fn adapt(&mut self, now: SimTime) {
+        if self.cfg.adapt == Adapt::None || now.0 < self.last_adapt.0 + self.cfg.interval.0 {
+            return;
+        }
+        self.last_adapt = now;
+        let c = &self.cfg;
+        let (lo, hi) = c.target();
+        self.max_p = match c.adapt {
+            Adapt::Ared => ared_update(self.max_p, self.avg, lo, hi, c),
+            Adapt::Gared => gared::update(self.max_p, self.avg, self.old_avg, c.min_th, lo, hi, c),
+            Adapt::None => self.max_p,
+        };
+        self.old_avg = self.avg;
+    }
+
+    fn is_full(&self, size: u32) -> bool {
+        match self.cap {
+            Capacity::Packets(n) => self.q.len() as u64 >= n,
+            Capacity::Bytes(b) => self.bytes + size as u64 > b,
+            Capacity::Unlimited => false,
+        }
+    }
+}
+
+/// Adaptive RED's rule (Floyd, Gummadi, Shenker 2001, Fig. 5): every interval,
+/// above the target range `max_p += min(alpha, max_p/4)` up to `top`; below it
+/// `max_p *= beta` down to `bottom`.
+pub fn ared_update(max_p: f64, avg: f64, lo: f64, hi: f64, c: &RedConfig) -> f64 {
+    if avg > hi && max_p < c.top {
+        (max_p + c.alpha.min(max_p / 4.0)).min(c.top)
+    } else if avg < lo && max_p > c.bottom {
+        (max_p * c.beta).max(c.bottom)
+    } else {
+        max_p
+    }
+}
+
+impl QueueDisc for Red {
+    fn enqueue(&mut self, pkt: Packet, ctx: &EnqueueContext) -> Result<(), (Packet, DropCause)> {
+        let qlen = self.q.len();
+        self.update_avg(qlen, ctx);
+        self.adapt(ctx.now);
+        self.count += 1;
+        let c = self.cfg;
+        let hard = if c.gentle { 2.0 * c.max_th } else { c.max_th };
+        let mut early = false;
+        if self.avg >= c.min_th && qlen > 1 {
+            if self.avg >= hard {
+                early = true;
+            } else if !self.above {
+                // Just crossed min_th: start counting, no drop (ns-2).
+                self.above = true;
+                self.count = 1;
+            } else {
+                let p = self.p_a(self.p_b());
+                if self.rng.gen::<f64>() <= p {
+                    early = true;
+                }
+            }
+        } else {
+            self.above = false;
+        }
+        if early {
+            self.count = 0;
+            return Err((pkt, DropCause::Early));
+        }
+        if self.is_full(pkt.size) {
+            self.count = 0;
+            return Err((pkt, DropCause::Overflow));
+        }
+        self.bytes += pkt.size as u64;
+        self.q.push_back(pkt);
+        Ok(())
+    }
+
+    fn dequeue(&mut self, _now: SimTime) -> Option<Packet> {
+        let p = self.q.pop_front()?;
+        self.bytes -= p.size as u64;
+        Some(p)
+    }
+
+    fn len_pkts(&self) -> usize {
+        self.q.len()
+    }
+
+    fn len_bytes(&self) -> u64 {
+        self.bytes
+    }
+
+    fn packets(&self) -> Vec<Packet> {
+        self.q.iter().copied().collect()
+    }
+
+    fn avg_len(&self) -> Option<f64> {
+        Some(self.avg)
+    }
+
+    fn max_p(&self) -> Option<f64> {
+        Some(self.max_p)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cc::CcHeader;
+    use crate::packet::{Kind, SackBlock};
+    use crate::rng::stream_rng;
+
+    fn pkt() -> Packet {
+        Packet {
+            seq: 0,
+            ts_val: SimTime::ZERO,
+            ts_ecr: SimTime::ZERO,
+            sack: [SackBlock::default(); 3],
+            cc: CcHeader::default(),
+            flow: 0,
+            size: 500,
+            hop: 0,
+            kind: Kind::Data,
+            n_sack: 0,
+            retx: false,
+        }
+    }
+
+    fn red(cfg: RedConfig) -> Red {
+        // 4 Mbit/s: 1000 packets of 500 B per second, one per ms.
+        Red::new(cfg, Capacity::Packets(1000), Rate(4_000_000), stream_rng(1, 99, 0))
+    }
+
+    fn busy(now: SimTime) -> EnqueueContext {
+        EnqueueContext { now, idle_since: None }
+    }
+
+    #[test]
+    fn average_follows_the_ewma_over_a_known_arrival_sequence() {
+        let mut cfg = RedConfig::red();
+        cfg.q_weight = 0.5;
+        cfg.min_th = 1e9; // never drop
+        cfg.max_th = 2e9;
+        let mut r = red(cfg);
+        // Arrivals see queues of 0, 1, 2, 3: avg = 0, 0.5, 1.25, 2.125.
+        for _ in 0..4 {
+            r.enqueue(pkt(), &busy(SimTime::ZERO)).unwrap();
+        }
+        assert!((r.avg - 2.125).abs() < 1e-12, "{}", r.avg);
+    }
+
+    #[test]
+    fn an_idle_period_decays_the_average_by_the_packets_the_link_could_have_sent() {
+        let mut cfg = RedConfig::red();
+        cfg.q_weight = 0.1;
+        cfg.min_th = 1e9;
+        cfg.max_th = 2e9;
+        let mut r = red(cfg);
+        r.avg = 10.0;
+        // Idle for 5.5 ms at one packet per ms: m = 5, then the arrival at an empty queue.
+        let ctx = EnqueueContext { now: SimTime::from_micros(5500), idle_since: Some(SimTime::ZERO) };
+        r.enqueue(pkt(), &ctx).unwrap();
+        let want = 10.0 * 0.9f64.powi(5) * 0.9;
+        assert!((r.avg - want).abs() < 1e-12, "{} vs {want}", r.avg);
+    }
+
+    #[test]
+    fn drop_probability_is_linear_between_thresholds_and_gentle_above() {
+        let mut r = red(RedConfig::red());
+        r.avg = 10.0; // halfway between 5 and 15
+        assert!((r.p_b() - 0.05).abs() < 1e-12);
+        r.avg = 22.5; // gentle: 0.1 + 0.9 * 7.5/15
+        assert!((r.p_b() - 0.55).abs() < 1e-12);
+        r.avg = 3.0;
+        assert_eq!(r.p_b(), 0.0);
+    }
+
+    #[test]
+    fn wait_spreads_drops_uniformly_over_one_over_p_arrivals() {
+        let mut r = red(RedConfig::red());
+        r.count = 10;
+        // count * p = 0.5 < 1: no drop yet with wait.
+        assert_eq!(r.p_a(0.05), 0.0);
+        r.count = 30;
+        // count * p = 1.5: p / (2 - 1.5) = 0.1
+        assert!((r.p_a(0.05) - 0.1).abs() < 1e-12);
+    }
+
+    #[test]
+    fn average_above_twice_max_th_drops_every_arrival_when_gentle() {
+        let mut r = red(RedConfig::red());
+        for _ in 0..5 {
+            r.q.push_back(pkt());
+        }
+        r.avg = 31.0;
+        r.above = true;
+        assert_eq!(r.enqueue(pkt(), &busy(SimTime::ZERO)).unwrap_err().1, DropCause::Early);
+    }
+
+    #[test]
+    fn ared_sets_thresholds_and_weight_from_the_link_rate() {
+        // 1 Gbit/s of 500-byte packets: C = 250000 packets/s.
+        let c = RedConfig::ared(Rate(1_000_000_000), 500.0, SimTime::from_millis(5));
+        assert!((c.bottom - 8e-5).abs() < 1e-15);
+        assert_eq!(RedConfig::ared(Rate(1_000_000), 500.0, SimTime::from_millis(5)).bottom, 0.01);
+        assert!((c.min_th - 625.0).abs() < 1e-9);
+        assert!((c.max_th - 1875.0).abs() < 1e-9);
+        assert!((c.q_weight - (1.0 - (-1.0f64 / 250_000.0).exp())).abs() < 1e-15);
+        assert_eq!(c.target(), (1125.0, 1375.0));
+    }
+
+    #[test]
+    fn ared_max_p_after_a_sequence_of_intervals() {
+        let c = RedConfig { adapt: Adapt::Ared, ..RedConfig::red() };
+        let (lo, hi) = c.target(); // [9, 11]
+        let mut p = 0.1;
+        // Above target twice: +min(0.01, p/4) each.
+        p = ared_update(p, 12.0, lo, hi, &c);
+        p = ared_update(p, 12.0, lo, hi, &c);
+        assert!((p - 0.12).abs() < 1e-12);
+        // Inside: unchanged. Below: x0.9.
+        p = ared_update(p, 10.0, lo, hi, &c);
+        p = ared_update(p, 8.0, lo, hi, &c);
+        assert!((p - 0.108).abs() < 1e-12);
+        // Never below bottom (0.01) nor above top (0.5).
+        assert_eq!(ared_update(0.0105, 1.0, lo, hi, &c), 0.01);
+        assert_eq!(ared_update(0.5, 20.0, lo, hi, &c), 0.5);
+        // Small max_p increases by a quarter of itself.
+        assert!((ared_update(0.02, 12.0, lo, hi, &c) - 0.025).abs() < 1e-12);
+    }
+}
