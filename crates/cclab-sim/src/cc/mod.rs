@@ -20,6 +20,8 @@
 //! arithmetic (slow start, additive increase) lives here once.
 
 pub mod reno;
+pub mod rtt_round;
+pub mod vegas;
 
 use crate::units::SimTime;
 use std::collections::BTreeMap;
@@ -217,6 +219,11 @@ pub const REGISTRY: &[Registration] = &[
         name: "newreno",
         summary: "NewReno (RFC 6582): Reno's AIMD with partial-ACK recovery by default",
         build: reno::build,
+    },
+    Registration {
+        name: "vegas",
+        summary: "TCP Vegas (Brakmo, O'Malley, Peterson 1994): keep alpha..beta packets queued, +-1 packet per RTT",
+        build: vegas::build,
     },
 ];
 
