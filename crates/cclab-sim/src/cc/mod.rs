@@ -19,6 +19,7 @@
 //! algorithm owns only its state and returns the window it wants. Shared
 //! arithmetic (slow start, additive increase) lives here once.
 
+pub mod fast;
 pub mod reno;
 pub mod rtt_round;
 pub mod vegas;
@@ -224,6 +225,11 @@ pub const REGISTRY: &[Registration] = &[
         name: "vegas",
         summary: "TCP Vegas (Brakmo, O'Malley, Peterson 1994): keep alpha..beta packets queued, +-1 packet per RTT",
         build: vegas::build,
+    },
+    Registration {
+        name: "fast",
+        summary: "FAST TCP (Jin, Wei, Low 2004): w <- min(2w, (1-g)w + g(baseRTT/avgRTT w + alpha)) once per RTT",
+        build: fast::build,
     },
 ];
 
