@@ -130,3 +130,27 @@ def test_the_installed_command_reports_a_bad_file_in_one_line(tmp_path):
     assert out.stdout == ""
     assert out.stderr.count("\n") == 1
     assert out.stderr.startswith("error: topology.bottleneck.rate: invalid value '100Mbs'"), out.stderr
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+def test_ctrl_c_stops_a_long_run_within_a_step(tmp_path, quickstart_path):
+    import signal
+    import time
+
+    long = tmp_path / "long.toml"
+    long.write_text(quickstart_path.read_text().replace('duration = "30s"', 'duration = "3000s"'))
+    out = tmp_path / "o"
+    proc = subprocess.Popen([sys.executable, "-m", "cclab", "run", str(long), "--out", str(out), "-q"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 30
+    while not out.exists() and time.monotonic() < deadline:  # the folder is made just before the run
+        time.sleep(0.02)
+    time.sleep(0.3)
+    assert proc.poll() is None, "the run ended before it could be interrupted"
+    t0 = time.monotonic()
+    proc.send_signal(signal.SIGINT)
+    stdout, stderr = proc.communicate(timeout=30)
+    print(f"\nstopped {time.monotonic() - t0:.3f} s after SIGINT")
+    assert proc.returncode == 130
+    assert stderr.strip().splitlines() == ["error: interrupted: stopped by the user"]
+    assert not (out / "summary.json").exists()

@@ -75,6 +75,14 @@ def _cli_message(e: BaseException) -> str:
 class _Group(TyperGroup):
     """The command group: runs a command and turns user errors into one line."""
 
+    def invoke(self, ctx: Any) -> Any:
+        # Ctrl-C: click makes it Abort ("Aborted!", exit 1), typer >= 0.20 a silent
+        # exit 130; say it in one line, exit 130 either way.
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:
+            fail("interrupted", "stopped by the user", INTERRUPTED)
+
     def main(self, *args: Any, standalone_mode: bool = True, **kwargs: Any) -> Any:  # type: ignore[override]
         try:
             rv = super().main(*args, standalone_mode=False, **kwargs)
@@ -84,7 +92,7 @@ class _Group(TyperGroup):
                 sys.exit(0)
             code = getattr(e, "exit_code", USER_ERROR)
             fail(_cli_field(e), _cli_message(e), code if code > 1 else USER_ERROR)
-        except _ABORT:  # Ctrl-C (click turns KeyboardInterrupt into Abort)
+        except _ABORT:  # Ctrl-C while parsing, or EOF at a prompt
             fail("interrupted", "stopped by the user", INTERRUPTED)
         except ScenarioError as e:
             field = getattr(e, "field", "") or "scenario"
