@@ -20,6 +20,7 @@
 //! arithmetic (slow start, additive increase) lives here once.
 
 pub mod fast;
+pub mod highspeed;
 pub mod reno;
 pub mod rtt_round;
 pub mod vegas;
@@ -180,6 +181,25 @@ impl<'a> ParamReader<'a> {
         }
     }
 
+    /// A whole-number parameter (a count or a choice), checked against `[lo, hi]`.
+    pub fn get_int(&mut self, name: &'static str, default: u32, lo: u32, hi: u32) -> Result<u32, ParamError> {
+        self.seen.push(name);
+        match self.params.get(name) {
+            None => Ok(default),
+            Some(&v) if v.fract() == 0.0 && v >= lo as f64 && v <= hi as f64 => Ok(v as u32),
+            Some(&v) => Err(ParamError {
+                param: name.to_string(),
+                value: v.to_string(),
+                accepted: format!("a whole number in [{lo}, {hi}] (default {default})"),
+            }),
+        }
+    }
+
+    /// An on/off switch written 1 or 0.
+    pub fn get_flag(&mut self, name: &'static str, default: bool) -> Result<bool, ParamError> {
+        Ok(self.get_int(name, default as u32, 0, 1)? == 1)
+    }
+
     /// Fails on any parameter that was not read.
     pub fn finish(self) -> Result<(), ParamError> {
         for k in self.params.keys() {
@@ -220,6 +240,11 @@ pub const REGISTRY: &[Registration] = &[
         name: "newreno",
         summary: "NewReno (RFC 6582): Reno's AIMD with partial-ACK recovery by default",
         build: reno::build,
+    },
+    Registration {
+        name: "highspeed",
+        summary: "HighSpeed TCP (RFC 3649): a(w), b(w) from the RFC's table above 38 packets, Reno below",
+        build: highspeed::build,
     },
     Registration {
         name: "vegas",
