@@ -23,6 +23,7 @@ pub mod fast;
 pub mod highspeed;
 pub mod reno;
 pub mod rtt_round;
+pub mod scalable;
 pub mod vegas;
 
 use crate::units::SimTime;
@@ -245,6 +246,11 @@ pub const REGISTRY: &[Registration] = &[
         name: "highspeed",
         summary: "HighSpeed TCP (RFC 3649): a(w), b(w) from the RFC's table above 38 packets, Reno below",
         build: highspeed::build,
+    },
+    Registration {
+        name: "scalable",
+        summary: "Scalable TCP (Kelly 2003): +0.01 packet per ACK, x0.875 on loss, Reno below 16 packets",
+        build: scalable::build,
     },
     Registration {
         name: "vegas",
