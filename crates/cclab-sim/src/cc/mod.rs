@@ -19,6 +19,7 @@
 //! algorithm owns only its state and returns the window it wants. Shared
 //! arithmetic (slow start, additive increase) lives here once.
 
+pub mod bic;
 pub mod fast;
 pub mod highspeed;
 pub mod reno;
@@ -251,6 +252,11 @@ pub const REGISTRY: &[Registration] = &[
         name: "scalable",
         summary: "Scalable TCP (Kelly 2003): +0.01 packet per ACK, x0.875 on loss, Reno below 16 packets",
         build: scalable::build,
+    },
+    Registration {
+        name: "bic",
+        summary: "BIC-TCP (Xu, Harfoush, Rhee 2004): binary search towards W_max, additive steps of at most S_max",
+        build: bic::build,
     },
     Registration {
         name: "vegas",
