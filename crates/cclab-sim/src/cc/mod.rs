@@ -20,6 +20,7 @@
 //! arithmetic (slow start, additive increase) lives here once.
 
 pub mod bic;
+pub mod cubic;
 pub mod fast;
 pub mod highspeed;
 pub mod reno;
@@ -257,6 +258,11 @@ pub const REGISTRY: &[Registration] = &[
         name: "bic",
         summary: "BIC-TCP (Xu, Harfoush, Rhee 2004): binary search towards W_max, additive steps of at most S_max",
         build: bic::build,
+    },
+    Registration {
+        name: "cubic",
+        summary: "CUBIC (RFC 9438): W(t) = C (t - K)^3 + W_max with a Reno-friendly floor; variant 1 = 2008 constants",
+        build: cubic::build,
     },
     Registration {
         name: "vegas",
