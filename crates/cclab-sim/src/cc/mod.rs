@@ -27,6 +27,7 @@ pub mod reno;
 pub mod rtt_round;
 pub mod scalable;
 pub mod vegas;
+pub mod westwood;
 
 use crate::units::SimTime;
 use std::collections::BTreeMap;
@@ -273,6 +274,11 @@ pub const REGISTRY: &[Registration] = &[
         name: "fast",
         summary: "FAST TCP (Jin, Wei, Low 2004): w <- min(2w, (1-g)w + g(baseRTT/avgRTT w + alpha)) once per RTT",
         build: fast::build,
+    },
+    Registration {
+        name: "westwood",
+        summary: "Westwood+ (Mascolo, Grieco et al. 2004): ssthresh = bandwidth estimate x RTTmin on loss; mode 1 = paper 001 eq. (2)",
+        build: westwood::build,
     },
 ];
 
