@@ -3,7 +3,7 @@
 Each command is one function decorated with ``@app.command()``. User errors
 (an invalid scenario, a bad flag, a missing file) are turned into one red line
 ``error: <field>: <message>`` on stderr and exit code 2 by the command group,
-so commands just let ScenarioError, FileNotFoundError and click's errors
+so commands just let ScenarioError, OSError and click's errors
 propagate and never print tracebacks for them.
 """
 
@@ -14,7 +14,6 @@ import sys
 from pathlib import Path
 from typing import Annotated, Any, List, NoReturn, Optional
 
-import click
 import typer
 from typer.core import TyperGroup
 from rich.console import Console
@@ -42,13 +41,14 @@ def fail(field: str, message: str, code: int = USER_ERROR) -> NoReturn:
     sys.exit(code)
 
 
-# typer >= 0.20 vendors its own click (typer._click) with typer.TyperException
-# at the root of its errors; older typer uses click itself. Both are caught,
-# and their attributes read by name.
+# Recent typer vendors its own click (typer._click) and no longer depends on
+# click; older typer re-exports click's classes. Either way the click that
+# typer uses is reached through typer's own names, and error attributes are
+# read by name.
 _CLI_ERRORS: tuple[type[BaseException], ...] = tuple(
-    {click.ClickException, getattr(typer, "TyperException", click.ClickException)}
+    cls for cls in typer.BadParameter.__mro__ if cls.__name__ == "ClickException"
 )
-_ABORT: tuple[type[BaseException], ...] = tuple({click.exceptions.Abort, typer.Abort})
+_ABORT: tuple[type[BaseException], ...] = (typer.Abort,)
 
 
 def _cli_field(e: BaseException) -> str:
