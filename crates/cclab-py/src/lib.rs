@@ -14,12 +14,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-create_exception!(
-    _core,
-    ScenarioErrorPy,
-    PyValueError,
-    "A scenario field failed validation."
-);
+create_exception!(_core, ScenarioErrorPy, PyValueError, "A scenario field failed validation.");
 
 fn scenario_err(py: Python<'_>, e: ScenarioError) -> PyErr {
     let err = ScenarioErrorPy::new_err(e.to_string());
@@ -37,9 +32,7 @@ fn guard<T>(f: impl FnOnce() -> T) -> PyResult<T> {
             .cloned()
             .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
             .unwrap_or_else(|| "unknown".into());
-        PyRuntimeError::new_err(format!(
-            "internal error in the cclab core (please report it): {msg}"
-        ))
+        PyRuntimeError::new_err(format!("internal error in the cclab core (please report it): {msg}"))
     })
 }
 
@@ -88,9 +81,7 @@ impl Sim {
     /// Runs until `t` seconds (capped at the duration), without the GIL.
     fn run_until(&mut self, py: Python<'_>, t: f64) -> PyResult<()> {
         if !t.is_finite() || t < 0.0 {
-            return Err(PyValueError::new_err(format!(
-                "run_until: t = {t}; accepted: seconds >= 0"
-            )));
+            return Err(PyValueError::new_err(format!("run_until: t = {t}; accepted: seconds >= 0")));
         }
         let until = SimTime::from_secs_f64(t).min(self.built.duration);
         let built = &mut self.built;
@@ -157,10 +148,7 @@ fn scenario_to_toml(py: Python<'_>, scenario_json: &str) -> PyResult<String> {
 /// The registered congestion-control algorithms: [(name, summary)].
 #[pyfunction]
 fn algorithms() -> Vec<(&'static str, &'static str)> {
-    cclab_sim::cc::REGISTRY
-        .iter()
-        .map(|r| (r.name, r.summary))
-        .collect()
+    cclab_sim::cc::REGISTRY.iter().map(|r| (r.name, r.summary)).collect()
 }
 
 /// The loss recoveries a flow can use.

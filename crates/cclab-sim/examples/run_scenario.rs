@@ -14,10 +14,7 @@ fn main() {
         eprintln!("error: {path}: {e}");
         std::process::exit(2)
     });
-    let seed = args
-        .get(2)
-        .map(|s| s.parse().expect("seed: a whole number"))
-        .unwrap_or(1);
+    let seed = args.get(2).map(|s| s.parse().expect("seed: a whole number")).unwrap_or(1);
     let sc = Scenario::from_toml(&text).unwrap_or_else(|e| {
         eprintln!("error: {e}");
         std::process::exit(2)
@@ -67,14 +64,6 @@ fn main() {
     }
     let delivered: u64 = out.flows.u64s("delivered_pkts").iter().sum();
     println!("{:>28} {wall:.3}", "wall_s");
-    println!(
-        "{:>28} {:.0}",
-        "delivered_pkts_per_s",
-        delivered as f64 / wall
-    );
-    println!(
-        "{:>28} {:.0}",
-        "events_per_s",
-        b.sim.events_handled as f64 / wall
-    );
+    println!("{:>28} {:.0}", "delivered_pkts_per_s", delivered as f64 / wall);
+    println!("{:>28} {:.0}", "events_per_s", b.sim.events_handled as f64 / wall);
 }

@@ -58,10 +58,6 @@ mod tests {
     #[test]
     fn packet_stays_small() {
         // The wire and queues hold packets by value; keep them within 80 bytes.
-        assert!(
-            std::mem::size_of::<super::Packet>() <= 80,
-            "{}",
-            std::mem::size_of::<super::Packet>()
-        );
+        assert!(std::mem::size_of::<super::Packet>() <= 80, "{}", std::mem::size_of::<super::Packet>());
     }
 }

@@ -59,10 +59,7 @@ impl Table {
     }
 
     pub fn get(&self, name: &str) -> Option<&Column> {
-        self.columns
-            .iter()
-            .find(|(n, _)| *n == name)
-            .map(|(_, c)| c)
+        self.columns.iter().find(|(n, _)| *n == name).map(|(_, c)| c)
     }
 
     pub fn f64s(&self, name: &str) -> &[f64] {
@@ -104,20 +101,13 @@ impl PartialEq for RunOutput {
             && self.flow_series == o.flow_series
             && self.queue_series == o.queue_series
             && self.summary.len() == o.summary.len()
-            && self
-                .summary
-                .iter()
-                .zip(&o.summary)
-                .all(|(a, b)| a.0 == b.0 && a.1.to_bits() == b.1.to_bits())
+            && self.summary.iter().zip(&o.summary).all(|(a, b)| a.0 == b.0 && a.1.to_bits() == b.1.to_bits())
     }
 }
 
 impl RunOutput {
     pub fn summary_value(&self, name: &str) -> Option<f64> {
-        self.summary
-            .iter()
-            .find(|(n, _)| *n == name)
-            .map(|(_, v)| *v)
+        self.summary.iter().find(|(n, _)| *n == name).map(|(_, v)| *v)
     }
 }
 
@@ -148,37 +138,14 @@ pub fn collect(sim: &Simulation, end: SimTime) -> RunOutput {
     t.str("name", fl.iter().map(|f| f.name.clone()).collect());
     t.str("group", fl.iter().map(|f| f.group.clone()).collect());
     t.str("cc", fl.iter().map(|f| f.cc_name.clone()).collect());
-    t.str(
-        "recovery",
-        fl.iter()
-            .map(|f| f.sender.cfg.recovery.name().to_string())
-            .collect(),
-    );
+    t.str("recovery", fl.iter().map(|f| f.sender.cfg.recovery.name().to_string()).collect());
     t.f64("start_s", fl.iter().map(|f| f.start.secs_f64()).collect());
-    t.f64(
-        "base_rtt_s",
-        fl.iter().map(|f| f.base_rtt.secs_f64()).collect(),
-    );
-    t.u64(
-        "packet_size",
-        fl.iter().map(|f| f.sender.cfg.mss as u64).collect(),
-    );
-    t.u64(
-        "sent_pkts",
-        fl.iter().map(|f| f.sender.stats.sent).collect(),
-    );
-    t.u64(
-        "retransmits",
-        fl.iter().map(|f| f.sender.stats.retransmits).collect(),
-    );
-    t.u64(
-        "timeouts",
-        fl.iter().map(|f| f.sender.stats.timeouts).collect(),
-    );
-    t.u64(
-        "fast_retransmits",
-        fl.iter().map(|f| f.sender.stats.fast_retransmits).collect(),
-    );
+    t.f64("base_rtt_s", fl.iter().map(|f| f.base_rtt.secs_f64()).collect());
+    t.u64("packet_size", fl.iter().map(|f| f.sender.cfg.mss as u64).collect());
+    t.u64("sent_pkts", fl.iter().map(|f| f.sender.stats.sent).collect());
+    t.u64("retransmits", fl.iter().map(|f| f.sender.stats.retransmits).collect());
+    t.u64("timeouts", fl.iter().map(|f| f.sender.stats.timeouts).collect());
+    t.u64("fast_retransmits", fl.iter().map(|f| f.sender.stats.fast_retransmits).collect());
     t.u64("drops", fl.iter().map(|f| f.counters.data_drops).collect());
     t.f64(
         "loss_rate",
@@ -194,39 +161,16 @@ pub fn collect(sim: &Simulation, end: SimTime) -> RunOutput {
             })
             .collect(),
     );
-    t.u64(
-        "delivered_pkts",
-        fl.iter().map(|f| f.receiver.stats.delivered).collect(),
-    );
-    t.u64(
-        "delivered_bytes",
-        fl.iter()
-            .map(|f| f.receiver.stats.delivered_bytes)
-            .collect(),
-    );
+    t.u64("delivered_pkts", fl.iter().map(|f| f.receiver.stats.delivered).collect());
+    t.u64("delivered_bytes", fl.iter().map(|f| f.receiver.stats.delivered_bytes).collect());
     t.f64("goodput_bps", goodput.clone());
-    t.f64(
-        "rtt_min_s",
-        fl.iter().map(|f| f.sender.rtt.rtt_min.secs_f64()).collect(),
-    );
-    t.f64(
-        "rtt_mean_s",
-        fl.iter().map(|f| f.sender.rtt.mean()).collect(),
-    );
-    t.f64(
-        "rtt_max_s",
-        fl.iter().map(|f| f.sender.rtt.rtt_max.secs_f64()).collect(),
-    );
+    t.f64("rtt_min_s", fl.iter().map(|f| f.sender.rtt.rtt_min.secs_f64()).collect());
+    t.f64("rtt_mean_s", fl.iter().map(|f| f.sender.rtt.mean()).collect());
+    t.f64("rtt_max_s", fl.iter().map(|f| f.sender.rtt.rtt_max.secs_f64()).collect());
     t.f64("cwnd_final", fl.iter().map(|f| f.sender.cwnd).collect());
     t.f64(
         "completion_s",
-        fl.iter()
-            .map(|f| {
-                f.sender
-                    .completed_at
-                    .map_or(f64::NAN, |c| (c - f.start).secs_f64())
-            })
-            .collect(),
+        fl.iter().map(|f| f.sender.completed_at.map_or(f64::NAN, |c| (c - f.start).secs_f64())).collect(),
     );
     out.flows = t;
 
@@ -237,19 +181,10 @@ pub fn collect(sim: &Simulation, end: SimTime) -> RunOutput {
     q.str("name", ls.iter().map(|l| l.name.clone()).collect());
     q.str("role", ls.iter().map(|l| l.role.to_string()).collect());
     q.u64("arrivals", ls.iter().map(|l| l.qstats.arrivals).collect());
-    q.u64(
-        "departures",
-        ls.iter().map(|l| l.qstats.departures).collect(),
-    );
+    q.u64("departures", ls.iter().map(|l| l.qstats.departures).collect());
     q.u64("drops", ls.iter().map(|l| l.qstats.total_drops()).collect());
-    q.u64(
-        "drops_overflow",
-        ls.iter().map(|l| l.qstats.drops[0]).collect(),
-    );
-    q.u64(
-        "drops_early",
-        ls.iter().map(|l| l.qstats.drops[1]).collect(),
-    );
+    q.u64("drops_overflow", ls.iter().map(|l| l.qstats.drops[0]).collect());
+    q.u64("drops_early", ls.iter().map(|l| l.qstats.drops[1]).collect());
     q.u64("drops_link", ls.iter().map(|l| l.qstats.drops[2]).collect());
     // The integrals are brought up to `end` on a copy.
     let mean_pkts: Vec<f64> = ls
@@ -283,19 +218,10 @@ pub fn collect(sim: &Simulation, end: SimTime) -> RunOutput {
         .collect();
     q.f64("mean_len_pkts", mean_pkts);
     q.f64("mean_len_bytes", mean_bytes);
-    q.u64(
-        "max_len_pkts",
-        ls.iter().map(|l| l.qstats.max_pkts).collect(),
-    );
-    q.u64(
-        "max_len_bytes",
-        ls.iter().map(|l| l.qstats.max_bytes).collect(),
-    );
+    q.u64("max_len_pkts", ls.iter().map(|l| l.qstats.max_pkts).collect());
+    q.u64("max_len_bytes", ls.iter().map(|l| l.qstats.max_bytes).collect());
     q.f64("mean_delay_s", mean_delay);
-    q.u64(
-        "len_pkts_end",
-        ls.iter().map(|l| l.queue.len_pkts() as u64).collect(),
-    );
+    q.u64("len_pkts_end", ls.iter().map(|l| l.queue.len_pkts() as u64).collect());
     out.queues = q;
 
     let util: Vec<f64> = ls
@@ -304,10 +230,7 @@ pub fn collect(sim: &Simulation, end: SimTime) -> RunOutput {
         .map(|(i, l)| {
             let w = sim.link_at_warmup.get(i).copied().unwrap_or_default();
             // Busy time already booked past `end` (the packet on the transmitter) is not counted.
-            let busy = l
-                .busy_time
-                .saturating_sub(w.busy_time)
-                .saturating_sub(l.busy_until.saturating_sub(end));
+            let busy = l.busy_time.saturating_sub(w.busy_time).saturating_sub(l.busy_until.saturating_sub(end));
             if window > 0.0 {
                 (busy.secs_f64() / window).min(1.0)
             } else {
@@ -365,10 +288,7 @@ pub fn collect(sim: &Simulation, end: SimTime) -> RunOutput {
         ("data_dropped", dropped as f64),
         ("data_in_queues", queued as f64),
         ("data_on_wires", wired as f64),
-        (
-            "timeouts",
-            fl.iter().map(|f| f.sender.stats.timeouts as f64).sum(),
-        ),
+        ("timeouts", fl.iter().map(|f| f.sender.stats.timeouts as f64).sum()),
         ("events", sim.events_handled as f64),
     ];
     if let Some(b) = bottleneck {

@@ -27,10 +27,7 @@ fn splitmix64(mut z: u64) -> u64 {
 pub fn stream_rng(seed: u64, stream: u64, index: u64) -> Pcg64 {
     let a = splitmix64(seed ^ splitmix64(stream.wrapping_mul(0x1000_0000_01B3) ^ index));
     let b = splitmix64(a ^ 0xD1B5_4A32_D192_ED03);
-    Pcg64::new(
-        ((a as u128) << 64) | b as u128,
-        ((stream as u128) << 64) | index as u128,
-    )
+    Pcg64::new(((a as u128) << 64) | b as u128, ((stream as u128) << 64) | index as u128)
 }
 
 #[cfg(test)]
@@ -40,22 +37,10 @@ mod tests {
 
     #[test]
     fn same_seed_same_numbers_other_seed_or_stream_other_numbers() {
-        let a: Vec<u64> = (0..4)
-            .map(|_| 0)
-            .scan(stream_rng(7, 1, 0), |r, _| Some(r.gen()))
-            .collect();
-        let b: Vec<u64> = (0..4)
-            .map(|_| 0)
-            .scan(stream_rng(7, 1, 0), |r, _| Some(r.gen()))
-            .collect();
-        let c: Vec<u64> = (0..4)
-            .map(|_| 0)
-            .scan(stream_rng(8, 1, 0), |r, _| Some(r.gen()))
-            .collect();
-        let d: Vec<u64> = (0..4)
-            .map(|_| 0)
-            .scan(stream_rng(7, 2, 0), |r, _| Some(r.gen()))
-            .collect();
+        let a: Vec<u64> = (0..4).map(|_| 0).scan(stream_rng(7, 1, 0), |r, _| Some(r.gen())).collect();
+        let b: Vec<u64> = (0..4).map(|_| 0).scan(stream_rng(7, 1, 0), |r, _| Some(r.gen())).collect();
+        let c: Vec<u64> = (0..4).map(|_| 0).scan(stream_rng(8, 1, 0), |r, _| Some(r.gen())).collect();
+        let d: Vec<u64> = (0..4).map(|_| 0).scan(stream_rng(7, 2, 0), |r, _| Some(r.gen())).collect();
         assert_eq!(a, b);
         assert_ne!(a, c);
         assert_ne!(a, d);

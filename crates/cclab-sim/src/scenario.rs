@@ -46,35 +46,17 @@ pub struct ScenarioError {
 impl fmt::Display for ScenarioError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if self.value.starts_with('(') {
-            write!(
-                f,
-                "{}: {}; accepted: {}",
-                self.field,
-                &self.value[1..self.value.len() - 1],
-                self.accepted
-            )
+            write!(f, "{}: {}; accepted: {}", self.field, &self.value[1..self.value.len() - 1], self.accepted)
         } else {
-            write!(
-                f,
-                "{}: invalid value '{}'; accepted: {}",
-                self.field, self.value, self.accepted
-            )
+            write!(f, "{}: invalid value '{}'; accepted: {}", self.field, self.value, self.accepted)
         }
     }
 }
 
 impl std::error::Error for ScenarioError {}
 
-fn err(
-    field: impl Into<String>,
-    value: impl fmt::Display,
-    accepted: impl Into<String>,
-) -> ScenarioError {
-    ScenarioError {
-        field: field.into(),
-        value: value.to_string(),
-        accepted: accepted.into(),
-    }
+fn err(field: impl Into<String>, value: impl fmt::Display, accepted: impl Into<String>) -> ScenarioError {
+    ScenarioError { field: field.into(), value: value.to_string(), accepted: accepted.into() }
 }
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
@@ -275,11 +257,7 @@ impl Scenario {
             let path = e.path().to_string();
             let inner = e.into_inner();
             ScenarioError {
-                field: if path == "." {
-                    "(scenario)".into()
-                } else {
-                    path
-                },
+                field: if path == "." { "(scenario)".into() } else { path },
                 value: format!("({inner})"),
                 accepted: "the fields and types of docs/scenario.md".into(),
             }
@@ -383,7 +361,11 @@ fn make_queue(s: &QueueSite) -> Result<Box<dyn QueueDisc>, ScenarioError> {
             r.finish().map_err(perr)?;
             if cfg.max_th <= cfg.min_th {
                 let f = s.field.trim_end_matches(".queue");
-                return Err(err(format!("{f}.queue_params.max_th"), cfg.max_th, format!("a value above min_th ({})", cfg.min_th)));
+                return Err(err(
+                    format!("{f}.queue_params.max_th"),
+                    cfg.max_th,
+                    format!("a value above min_th ({})", cfg.min_th),
+                ));
             }
             let rng = stream_rng(s.seed, rng::stream::RED, s.link_index);
             Ok(Box::new(Red::new(cfg, s.cap, s.rate, rng)))
@@ -392,7 +374,12 @@ fn make_queue(s: &QueueSite) -> Result<Box<dyn QueueDisc>, ScenarioError> {
     }
 }
 
-fn loss_model(field: &str, p: Option<f64>, seed: u64, link_index: u64) -> Result<Option<(f64, rand_pcg::Pcg64)>, ScenarioError> {
+fn loss_model(
+    field: &str,
+    p: Option<f64>,
+    seed: u64,
+    link_index: u64,
+) -> Result<Option<(f64, rand_pcg::Pcg64)>, ScenarioError> {
     match p {
         None => Ok(None),
         Some(p) if p == 0.0 => Ok(None),
@@ -433,18 +420,10 @@ struct GroupSettings {
     overhead: SimTime,
 }
 
-fn group_settings(
-    g: &FlowGroup,
-    p: &str,
-    duration: SimTime,
-) -> Result<GroupSettings, ScenarioError> {
+fn group_settings(g: &FlowGroup, p: &str, duration: SimTime) -> Result<GroupSettings, ScenarioError> {
     let count = g.count.unwrap_or(1);
     if count == 0 || count > 1_000_000 {
-        return Err(err(
-            format!("{p}.count"),
-            count,
-            "a whole number from 1 to 1000000",
-        ));
+        return Err(err(format!("{p}.count"), count, "a whole number from 1 to 1000000"));
     }
     let params: Params = g.cc_params.clone().unwrap_or_default();
     // Build once to validate the name and the parameters.
@@ -463,58 +442,34 @@ fn group_settings(
                 Recovery::NewReno
             }
         }
-        Some(r) => {
-            Recovery::parse(r).ok_or_else(|| err(format!("{p}.recovery"), r, Recovery::NAMES))?
-        }
+        Some(r) => Recovery::parse(r).ok_or_else(|| err(format!("{p}.recovery"), r, Recovery::NAMES))?,
     };
     let mss = match &g.packet_size {
         None => 1500,
         Some(s) => bytes(&format!("{p}.packet_size"), s)?,
     };
     if !(64..=65_535).contains(&mss) {
-        return Err(err(
-            format!("{p}.packet_size"),
-            g.packet_size.clone().unwrap_or_default(),
-            "64B to 65535B",
-        ));
+        return Err(err(format!("{p}.packet_size"), g.packet_size.clone().unwrap_or_default(), "64B to 65535B"));
     }
     let ack_size = match &g.ack_size {
         None => 40,
         Some(s) => bytes(&format!("{p}.ack_size"), s)?,
     };
     if !(20..=65_535).contains(&ack_size) {
-        return Err(err(
-            format!("{p}.ack_size"),
-            g.ack_size.clone().unwrap_or_default(),
-            "20B to 65535B",
-        ));
+        return Err(err(format!("{p}.ack_size"), g.ack_size.clone().unwrap_or_default(), "20B to 65535B"));
     }
     let init_cwnd = g.init_cwnd.unwrap_or(2.0);
     if !(1.0..=1e9).contains(&init_cwnd) {
-        return Err(err(
-            format!("{p}.init_cwnd"),
-            init_cwnd,
-            "a number of packets from 1 to 1e9",
-        ));
+        return Err(err(format!("{p}.init_cwnd"), init_cwnd, "a number of packets from 1 to 1e9"));
     }
     let init_ssthresh = g.init_ssthresh.unwrap_or(f64::INFINITY);
     if init_ssthresh.is_nan() || init_ssthresh < 2.0 {
-        return Err(err(
-            format!("{p}.init_ssthresh"),
-            init_ssthresh,
-            "a number of packets >= 2",
-        ));
+        return Err(err(format!("{p}.init_ssthresh"), init_ssthresh, "a number of packets >= 2"));
     }
     let rwnd = match g.rwnd {
         None => u64::MAX,
         Some(w) if (1.0..=1e12).contains(&w) && w.fract() == 0.0 => w as u64,
-        Some(w) => {
-            return Err(err(
-                format!("{p}.rwnd"),
-                w,
-                "a whole number of packets from 1 to 1e12",
-            ))
-        }
+        Some(w) => return Err(err(format!("{p}.rwnd"), w, "a whole number of packets from 1 to 1e12")),
     };
     let dupthresh = g.dupthresh.unwrap_or(3);
     if !(1..=1000).contains(&dupthresh) {
@@ -543,22 +498,14 @@ fn group_settings(
         Some(s) => time(&format!("{p}.start_spread"), s)?,
     };
     if start > duration {
-        return Err(err(
-            format!("{p}.start"),
-            g.start.clone().unwrap_or_default(),
-            "a time within the duration",
-        ));
+        return Err(err(format!("{p}.start"), g.start.clone().unwrap_or_default(), "a time within the duration"));
     }
     let stop = match &g.stop {
         None => None,
         Some(s) => {
             let t = time(&format!("{p}.stop"), s)?;
             if t <= start + spread {
-                return Err(err(
-                    format!("{p}.stop"),
-                    s,
-                    "a time after the start (and after start + start_spread)",
-                ));
+                return Err(err(format!("{p}.stop"), s, "a time after the start (and after start + start_spread)"));
             }
             Some(t)
         }
@@ -670,10 +617,7 @@ fn build(sc: &Scenario, seed: u64) -> Result<Built, ScenarioError> {
                 g.start
             };
             let cc = cc::build(&g.cc_name, &g.params).expect("validated above");
-            let group = spec
-                .name
-                .clone()
-                .unwrap_or_else(|| format!("{}{}", g.cc_name, gi));
+            let group = spec.name.clone().unwrap_or_else(|| format!("{}{}", g.cc_name, gi));
             sim.add_flow(FlowSetup {
                 name: format!("{group}.{k}"),
                 group,
@@ -695,12 +639,7 @@ fn build(sc: &Scenario, seed: u64) -> Result<Built, ScenarioError> {
     }
     sim.sample_interval = sample_interval;
     sim.warmup = warmup;
-    Ok(Built {
-        sim,
-        duration,
-        seed,
-        bdp_pkts,
-    })
+    Ok(Built { sim, duration, seed, bdp_pkts })
 }
 
 fn build_dumbbell(
@@ -710,19 +649,12 @@ fn build_dumbbell(
 ) -> Result<(Simulation, Option<f64>), ScenarioError> {
     let t = &sc.topology;
     if t.nodes.is_some() || t.links.is_some() {
-        return Err(err(
-            "topology.nodes",
-            "(set)",
-            "nodes and links only with kind = \"graph\"",
-        ));
+        return Err(err("topology.nodes", "(set)", "nodes and links only with kind = \"graph\""));
     }
-    let b = t.bottleneck.as_ref().ok_or_else(|| {
-        err(
-            "topology.bottleneck",
-            "(missing)",
-            "a table with rate, delay, buffer",
-        )
-    })?;
+    let b = t
+        .bottleneck
+        .as_ref()
+        .ok_or_else(|| err("topology.bottleneck", "(missing)", "a table with rate, delay, buffer"))?;
     let b_rate = rate("topology.bottleneck.rate", &b.rate)?;
     let b_delay = time("topology.bottleneck.delay", &b.delay)?;
     let one_ms = SimTime::from_millis(1);
@@ -758,11 +690,7 @@ fn build_dumbbell(
         };
         let a_delay = match (&spec.rtt, &spec.access_delay) {
             (Some(_), Some(_)) => {
-                return Err(err(
-                    format!("{p}.rtt"),
-                    spec.rtt.clone().unwrap(),
-                    "either rtt or access_delay, not both",
-                ))
+                return Err(err(format!("{p}.rtt"), spec.rtt.clone().unwrap(), "either rtt or access_delay, not both"))
             }
             (None, Some(s)) => time(&format!("{p}.access_delay"), s)?,
             (None, None) => one_ms,
@@ -773,22 +701,14 @@ fn build_dumbbell(
                     return Err(err(
                         format!("{p}.rtt"),
                         s,
-                        format!(
-                            "at least 2 x (bottleneck delay + receiver_delay) = {}ms",
-                            fixed.secs_f64() * 1e3
-                        ),
+                        format!("at least 2 x (bottleneck delay + receiver_delay) = {}ms", fixed.secs_f64() * 1e3),
                     ));
                 }
                 SimTime((rtt.0 - fixed.0) / 2)
             }
         };
         let _ = g;
-        access.push(Access {
-            rate: a_rate,
-            delay: a_delay,
-            rrate: r_rate,
-            rdelay: r_delay,
-        });
+        access.push(Access { rate: a_rate, delay: a_delay, rrate: r_rate, rdelay: r_delay });
     }
 
     // One BDP: bottleneck rate x RTT, in packets of the first group's size.
@@ -808,10 +728,7 @@ fn build_dumbbell(
     };
     let bdp_pkts = b_rate.0 as f64 / 8.0 * bdp_rtt / groups[0].tcp.mss as f64;
 
-    let buf = buffer(
-        "topology.bottleneck.buffer",
-        b.buffer.as_deref().unwrap_or("1bdp"),
-    )?;
+    let buf = buffer("topology.bottleneck.buffer", b.buffer.as_deref().unwrap_or("1bdp"))?;
     let cap = capacity(buf, Some(bdp_pkts), "topology.bottleneck.buffer")?;
     let site = |cap, link_index| QueueSite {
         field: "topology.bottleneck.queue",
@@ -824,10 +741,7 @@ fn build_dumbbell(
         link_index,
     };
     let q = make_queue(&site(cap, 0))?;
-    let rbuf = buffer(
-        "topology.bottleneck.reverse_buffer",
-        b.reverse_buffer.as_deref().unwrap_or("unlimited"),
-    )?;
+    let rbuf = buffer("topology.bottleneck.reverse_buffer", b.reverse_buffer.as_deref().unwrap_or("unlimited"))?;
     let rcap = capacity(rbuf, Some(bdp_pkts), "topology.bottleneck.reverse_buffer")?;
     let rq = make_queue(&site(rcap, 1))?;
     let loss = loss_model("topology.bottleneck.loss", b.loss, seed, 0)?;
@@ -868,29 +782,13 @@ fn node_index(sc: &Scenario, field: &str, name: &str) -> Result<u32, ScenarioErr
         .iter()
         .position(|n| n == name)
         .map(|i| i as u32)
-        .ok_or_else(|| {
-            err(
-                field,
-                name,
-                format!("a node in topology.nodes: {}", nodes.join(", ")),
-            )
-        })
+        .ok_or_else(|| err(field, name, format!("a node in topology.nodes: {}", nodes.join(", "))))
 }
 
-fn graph_endpoints(
-    sc: &Scenario,
-    spec: &FlowGroup,
-    gi: usize,
-) -> Result<(u32, u32), ScenarioError> {
+fn graph_endpoints(sc: &Scenario, spec: &FlowGroup, gi: usize) -> Result<(u32, u32), ScenarioError> {
     let p = format!("flows[{gi}]");
-    let src = spec
-        .src
-        .as_deref()
-        .ok_or_else(|| err(format!("{p}.src"), "(missing)", "a node name"))?;
-    let dst = spec
-        .dst
-        .as_deref()
-        .ok_or_else(|| err(format!("{p}.dst"), "(missing)", "a node name"))?;
+    let src = spec.src.as_deref().ok_or_else(|| err(format!("{p}.src"), "(missing)", "a node name"))?;
+    let dst = spec.dst.as_deref().ok_or_else(|| err(format!("{p}.dst"), "(missing)", "a node name"))?;
     let s = node_index(sc, &format!("{p}.src"), src)?;
     let d = node_index(sc, &format!("{p}.dst"), dst)?;
     if s == d {
@@ -902,16 +800,9 @@ fn graph_endpoints(
 fn build_graph(sc: &Scenario, groups: &[GroupSettings], seed: u64) -> Result<Simulation, ScenarioError> {
     let t = &sc.topology;
     if t.bottleneck.is_some() {
-        return Err(err(
-            "topology.bottleneck",
-            "(set)",
-            "a bottleneck only with kind = \"dumbbell\"; use links",
-        ));
+        return Err(err("topology.bottleneck", "(set)", "a bottleneck only with kind = \"dumbbell\"; use links"));
     }
-    let nodes = t
-        .nodes
-        .as_ref()
-        .ok_or_else(|| err("topology.nodes", "(missing)", "a list of node names"))?;
+    let nodes = t.nodes.as_ref().ok_or_else(|| err("topology.nodes", "(missing)", "a list of node names"))?;
     if nodes.is_empty() {
         return Err(err("topology.nodes", "[]", "at least two node names"));
     }
@@ -920,10 +811,7 @@ fn build_graph(sc: &Scenario, groups: &[GroupSettings], seed: u64) -> Result<Sim
             return Err(err(format!("topology.nodes[{i}]"), n, "unique node names"));
         }
     }
-    let links = t
-        .links
-        .as_ref()
-        .ok_or_else(|| err("topology.links", "(missing)", "a list of links"))?;
+    let links = t.links.as_ref().ok_or_else(|| err("topology.links", "(missing)", "a list of links"))?;
     let mut sim = Simulation::new(nodes.len());
     for (i, l) in links.iter().enumerate() {
         let p = format!("topology.links[{i}]");
@@ -934,16 +822,9 @@ fn build_graph(sc: &Scenario, groups: &[GroupSettings], seed: u64) -> Result<Sim
         }
         let r = rate(&format!("{p}.rate"), &l.rate)?;
         let d = time(&format!("{p}.delay"), &l.delay)?;
-        let buf = buffer(
-            &format!("{p}.buffer"),
-            l.buffer.as_deref().unwrap_or("unlimited"),
-        )?;
+        let buf = buffer(&format!("{p}.buffer"), l.buffer.as_deref().unwrap_or("unlimited"))?;
         let cap = capacity(buf, None, &format!("{p}.buffer"))?;
-        let ends = if l.duplex.unwrap_or(true) {
-            vec![(from, to), (to, from)]
-        } else {
-            vec![(from, to)]
-        };
+        let ends = if l.duplex.unwrap_or(true) { vec![(from, to), (to, from)] } else { vec![(from, to)] };
         for (a, b) in ends {
             let link_index = sim.links.len() as u64;
             let q = make_queue(&QueueSite {
@@ -1020,23 +901,14 @@ mod tests {
 
     #[test]
     fn stop_before_start_is_rejected() {
-        let e = bad(&B1.replace(
-            "rtt = \"80ms\"",
-            "rtt = \"80ms\"\nstart = \"5s\"\nstop = \"2s\"",
-        ));
+        let e = bad(&B1.replace("rtt = \"80ms\"", "rtt = \"80ms\"\nstart = \"5s\"\nstop = \"2s\""));
         assert_eq!(e.field, "flows[0].stop");
     }
 
     #[test]
     fn zero_buffer_and_negative_delay_are_rejected() {
-        assert_eq!(
-            bad(&B1.replace("0.25bdp", "0pkts")).field,
-            "topology.bottleneck.buffer"
-        );
-        assert_eq!(
-            bad(&B1.replace("38ms", "-38ms")).field,
-            "topology.bottleneck.delay"
-        );
+        assert_eq!(bad(&B1.replace("0.25bdp", "0pkts")).field, "topology.bottleneck.buffer");
+        assert_eq!(bad(&B1.replace("38ms", "-38ms")).field, "topology.bottleneck.delay");
     }
 
     #[test]

@@ -146,28 +146,16 @@ impl Simulation {
     /// Adds a TCP flow from `src` to `dst` over the shortest paths both ways.
     pub fn add_flow(&mut self, f: FlowSetup) -> Result<u32, BuildError> {
         let id = self.flows.len() as u32;
-        let path_data = route(self.n_nodes, &self.links, f.src, f.dst).ok_or_else(|| {
-            BuildError(format!(
-                "flow {}: no route from node {} to node {}",
-                f.name, f.src, f.dst
-            ))
-        })?;
+        let path_data = route(self.n_nodes, &self.links, f.src, f.dst)
+            .ok_or_else(|| BuildError(format!("flow {}: no route from node {} to node {}", f.name, f.src, f.dst)))?;
         let path_ack = route(self.n_nodes, &self.links, f.dst, f.src).ok_or_else(|| {
-            BuildError(format!(
-                "flow {}: no route back from node {} to node {}",
-                f.name, f.dst, f.src
-            ))
+            BuildError(format!("flow {}: no route back from node {} to node {}", f.name, f.dst, f.src))
         })?;
         if path_data.len() > u8::MAX as usize || path_ack.len() > u8::MAX as usize {
-            return Err(BuildError(format!(
-                "flow {}: path longer than 255 links",
-                f.name
-            )));
+            return Err(BuildError(format!("flow {}: path longer than 255 links", f.name)));
         }
-        let base_rtt = path_data
-            .iter()
-            .chain(path_ack.iter())
-            .fold(SimTime::ZERO, |a, &l| a + self.links[l as usize].delay);
+        let base_rtt =
+            path_data.iter().chain(path_ack.iter()).fold(SimTime::ZERO, |a, &l| a + self.links[l as usize].delay);
         let limit = f.size_pkts.unwrap_or(u64::MAX);
         self.flows.push(Flow {
             sender: Sender::new(id, f.tcp, f.cc, limit),
@@ -249,10 +237,7 @@ impl Simulation {
             Event::FlowStop(f) => self.flows[f as usize].sender.stop(),
             Event::SenderTx(f) => {
                 let fl = &mut self.flows[f as usize];
-                let (_, p) = fl
-                    .held
-                    .pop_front()
-                    .expect("a SenderTx event implies a held packet");
+                let (_, p) = fl.held.pop_front().expect("a SenderTx event implies a held packet");
                 if let Some(&(t, _)) = fl.held.front() {
                     self.events.push(t, Event::SenderTx(f));
                 }
@@ -283,11 +268,7 @@ impl Simulation {
     /// Puts a packet on the next link of its path, or hands it to its endpoint.
     fn forward(&mut self, mut p: Packet) {
         let flow = &self.flows[p.flow as usize];
-        let path = if p.kind == Kind::Data {
-            &flow.path_data
-        } else {
-            &flow.path_ack
-        };
+        let path = if p.kind == Kind::Data { &flow.path_data } else { &flow.path_ack };
         if (p.hop as usize) < path.len() {
             let l = path[p.hop as usize];
             p.hop += 1;
@@ -311,16 +292,11 @@ impl Simulation {
         }
         // Idle: nothing being sent and nothing waiting (a waiting packet implies a pending LinkReady).
         let idle = now >= link.busy_until && !link.ready_pending;
-        let ctx = EnqueueContext {
-            now,
-            idle_since: if idle { Some(link.busy_until) } else { None },
-        };
-        link.qstats
-            .advance(now, link.queue.len_pkts(), link.queue.len_bytes());
+        let ctx = EnqueueContext { now, idle_since: if idle { Some(link.busy_until) } else { None } };
+        link.qstats.advance(now, link.queue.len_pkts(), link.queue.len_bytes());
         match link.queue.enqueue(p, &ctx) {
             Ok(()) => {
-                link.qstats
-                    .observe_max(link.queue.len_pkts(), link.queue.len_bytes());
+                link.qstats.observe_max(link.queue.len_pkts(), link.queue.len_bytes());
                 if idle {
                     self.start_tx(l);
                 } else if !link.ready_pending {
@@ -349,8 +325,7 @@ impl Simulation {
     fn start_tx(&mut self, l: u32) {
         let now = self.now;
         let link = &mut self.links[l as usize];
-        link.qstats
-            .advance(now, link.queue.len_pkts(), link.queue.len_bytes());
+        link.qstats.advance(now, link.queue.len_pkts(), link.queue.len_bytes());
         let Some(p) = link.queue.dequeue(now) else {
             return;
         };
@@ -375,10 +350,7 @@ impl Simulation {
 
     fn wire_head(&mut self, l: u32) {
         let link = &mut self.links[l as usize];
-        let (_, p) = link
-            .wire
-            .pop_front()
-            .expect("a WireHead event implies a packet on the wire");
+        let (_, p) = link.wire.pop_front().expect("a WireHead event implies a packet on the wire");
         if let Some(&(next, _)) = link.wire.front() {
             self.events.push(next, Event::WireHead(l));
         }
@@ -464,23 +436,14 @@ impl Simulation {
         let dt = (now - self.last_sample_time).secs_f64();
         for (i, f) in self.flows.iter_mut().enumerate() {
             let bytes = f.receiver.stats.delivered_bytes;
-            let goodput = if dt > 0.0 {
-                (bytes - f.last_sample_bytes) as f64 * 8.0 / dt
-            } else {
-                0.0
-            };
+            let goodput = if dt > 0.0 { (bytes - f.last_sample_bytes) as f64 * 8.0 / dt } else { 0.0 };
             f.last_sample_bytes = bytes;
-            self.flow_series
-                .push(now, i as u32, &f.sender, bytes, goodput);
+            self.flow_series.push(now, i as u32, &f.sender, bytes, goodput);
         }
         for &l in &self.monitored {
             let link = &self.links[l as usize];
             let tx = link.tx_bytes;
-            let thr = if dt > 0.0 {
-                (tx - self.last_sample_tx[l as usize]) as f64 * 8.0 / dt
-            } else {
-                0.0
-            };
+            let thr = if dt > 0.0 { (tx - self.last_sample_tx[l as usize]) as f64 * 8.0 / dt } else { 0.0 };
             self.last_sample_tx[l as usize] = tx;
             self.queue_series.push(now, l, link.queue.as_ref(), thr);
         }
@@ -516,16 +479,8 @@ impl Simulation {
         let sent = self.flows.iter().map(|f| f.sender.stats.sent).sum();
         let received = self.flows.iter().map(|f| f.receiver.stats.received).sum();
         let dropped = self.flows.iter().map(|f| f.counters.data_drops).sum();
-        let queued = self
-            .links
-            .iter()
-            .map(|l| l.queue.packets().iter().filter(|p| p.is_data()).count() as u64)
-            .sum();
-        let wired: u64 = self
-            .links
-            .iter()
-            .map(|l| l.wire.iter().filter(|(_, p)| p.is_data()).count() as u64)
-            .sum();
+        let queued = self.links.iter().map(|l| l.queue.packets().iter().filter(|p| p.is_data()).count() as u64).sum();
+        let wired: u64 = self.links.iter().map(|l| l.wire.iter().filter(|(_, p)| p.is_data()).count() as u64).sum();
         let held: u64 = self.flows.iter().map(|f| f.held.len() as u64).sum();
         (sent, received, dropped, queued, wired + held)
     }

@@ -92,9 +92,7 @@ fn split_number(s: &str) -> Option<(f64, &str)> {
     let s = s.trim();
     let end = s
         .char_indices()
-        .find(|&(_, c)| {
-            !(c.is_ascii_digit() || c == '.' || c == 'e' || c == 'E' || c == '+' || c == '-')
-        })
+        .find(|&(_, c)| !(c.is_ascii_digit() || c == '.' || c == 'e' || c == 'E' || c == '+' || c == '-'))
         .map(|(i, _)| i)
         .unwrap_or(s.len());
     // "1e" followed by a unit letter would be mis-split; back off over a trailing 'e'/'E'.
@@ -112,16 +110,13 @@ fn split_number(s: &str) -> Option<(f64, &str)> {
 }
 
 pub const TIME_FORMS: &str = "a number with a unit: ps, ns, us, ms, s (e.g. \"80ms\", \"1.5s\")";
-pub const RATE_FORMS: &str =
-    "a number with a unit: bps, Kbps, Mbps, Gbps, Tbps (e.g. \"500Mbps\", \"10Gbps\")";
+pub const RATE_FORMS: &str = "a number with a unit: bps, Kbps, Mbps, Gbps, Tbps (e.g. \"500Mbps\", \"10Gbps\")";
 pub const SIZE_FORMS: &str =
     "a number with a unit: B, KB, MB, GB (powers of 1000) or KiB, MiB, GiB (e.g. \"1500B\", \"64KB\")";
 
 /// Parses a duration such as `"80ms"`; must be >= 0.
 pub fn parse_time(s: &str) -> Result<SimTime, UnitError> {
-    let err = UnitError {
-        accepted: TIME_FORMS,
-    };
+    let err = UnitError { accepted: TIME_FORMS };
     let (v, unit) = split_number(s).ok_or(err.clone())?;
     let scale = match unit {
         "ps" => 1.0,
@@ -132,24 +127,18 @@ pub fn parse_time(s: &str) -> Result<SimTime, UnitError> {
         _ => return Err(err),
     };
     if v < 0.0 {
-        return Err(UnitError {
-            accepted: "a duration >= 0, e.g. \"80ms\"",
-        });
+        return Err(UnitError { accepted: "a duration >= 0, e.g. \"80ms\"" });
     }
     let ps = (v * scale).round();
     if ps >= u64::MAX as f64 {
-        return Err(UnitError {
-            accepted: "a duration below 213 days",
-        });
+        return Err(UnitError { accepted: "a duration below 213 days" });
     }
     Ok(SimTime(ps as u64))
 }
 
 /// Parses a rate such as `"500Mbps"`; must be > 0.
 pub fn parse_rate(s: &str) -> Result<Rate, UnitError> {
-    let err = UnitError {
-        accepted: RATE_FORMS,
-    };
+    let err = UnitError { accepted: RATE_FORMS };
     let (v, unit) = split_number(s).ok_or(err.clone())?;
     let scale = match unit {
         "bps" => 1.0,
@@ -161,18 +150,14 @@ pub fn parse_rate(s: &str) -> Result<Rate, UnitError> {
     };
     let bps = (v * scale).round();
     if !(1.0..1e18).contains(&bps) {
-        return Err(UnitError {
-            accepted: "a rate from 1bps to 1000Pbps, e.g. \"100Mbps\"",
-        });
+        return Err(UnitError { accepted: "a rate from 1bps to 1000Pbps, e.g. \"100Mbps\"" });
     }
     Ok(Rate(bps as u64))
 }
 
 /// Parses a size in bytes such as `"1500B"` or `"64KB"`.
 pub fn parse_bytes(s: &str) -> Result<u64, UnitError> {
-    let err = UnitError {
-        accepted: SIZE_FORMS,
-    };
+    let err = UnitError { accepted: SIZE_FORMS };
     let (v, unit) = split_number(s).ok_or(err.clone())?;
     let scale = match unit {
         "B" => 1.0,
@@ -186,9 +171,7 @@ pub fn parse_bytes(s: &str) -> Result<u64, UnitError> {
         _ => return Err(err),
     };
     if v < 0.0 {
-        return Err(UnitError {
-            accepted: "a size >= 0",
-        });
+        return Err(UnitError { accepted: "a size >= 0" });
     }
     Ok((v * scale).round() as u64)
 }
@@ -207,25 +190,19 @@ pub const BUFFER_FORMS: &str =
     "a packet count (\"250pkts\"), a size (\"64KB\", \"375000B\"), a multiple of the BDP (\"0.25bdp\"), or \"unlimited\"";
 
 pub fn parse_buffer(s: &str) -> Result<BufferSize, UnitError> {
-    let err = UnitError {
-        accepted: BUFFER_FORMS,
-    };
+    let err = UnitError { accepted: BUFFER_FORMS };
     let t = s.trim();
     if t == "unlimited" || t == "inf" {
         return Ok(BufferSize::Unlimited);
     }
     let (v, unit) = split_number(t).ok_or(err.clone())?;
     if v <= 0.0 {
-        return Err(UnitError {
-            accepted: "a buffer > 0 (a zero buffer drops every packet)",
-        });
+        return Err(UnitError { accepted: "a buffer > 0 (a zero buffer drops every packet)" });
     }
     match unit {
         "pkts" | "pkt" | "packets" | "p" => {
             if v.fract() != 0.0 {
-                return Err(UnitError {
-                    accepted: "a whole number of packets",
-                });
+                return Err(UnitError { accepted: "a whole number of packets" });
             }
             Ok(BufferSize::Packets(v as u64))
         }

@@ -24,50 +24,24 @@ fn conserved(text: &str) {
     let v = |k| out.summary_value(k).unwrap();
     let sent = v("data_sent");
     assert!(sent > 1000.0, "too little traffic to mean anything: {sent}");
-    assert_eq!(
-        sent,
-        v("data_received") + v("data_dropped") + v("data_in_queues") + v("data_on_wires"),
-        "{text}"
-    );
-    assert!(
-        v("data_dropped") > 0.0,
-        "the scenario should drop packets: {text}"
-    );
+    assert_eq!(sent, v("data_received") + v("data_dropped") + v("data_in_queues") + v("data_on_wires"), "{text}");
+    assert!(v("data_dropped") > 0.0, "the scenario should drop packets: {text}");
 }
 
 #[test]
 fn every_data_packet_is_delivered_dropped_queued_or_on_a_wire() {
     // Runs end mid-flight, so queues and wires are not empty at the end.
     for rec in ["reno", "newreno", "sack"] {
-        conserved(&dumbbell(
-            "50Mbps",
-            "18ms",
-            "0.2bdp",
-            "20.0137s",
-            "0s",
-            &flows("newreno", rec, 3, ""),
-        ));
+        conserved(&dumbbell("50Mbps", "18ms", "0.2bdp", "20.0137s", "0s", &flows("newreno", rec, 3, "")));
     }
-    conserved(&dumbbell(
-        "50Mbps",
-        "18ms",
-        "0.2bdp",
-        "20s",
-        "0s",
-        &flows("newreno", "sack", 3, "overhead = \"1ms\""),
-    ));
+    conserved(&dumbbell("50Mbps", "18ms", "0.2bdp", "20s", "0s", &flows("newreno", "sack", 3, "overhead = \"1ms\"")));
     conserved(&dumbbell(
         "20Mbps",
         "10ms",
         "30pkts",
         "15s",
         "0s",
-        &flows(
-            "reno",
-            "reno",
-            2,
-            "delayed_ack = true\nsize = \"5MB\"\nstop = \"12s\"",
-        ),
+        &flows("reno", "reno", 2, "delayed_ack = true\nsize = \"5MB\"\nstop = \"12s\""),
     ));
 }
 
@@ -103,10 +77,7 @@ fn different_seeds_draw_different_start_times_and_results() {
     let a = run(&sc, 11).unwrap();
     let b = run(&sc, 12).unwrap();
     assert_ne!(a.flows.f64s("start_s"), b.flows.f64s("start_s"));
-    assert_ne!(
-        a.flows.u64s("delivered_pkts"),
-        b.flows.u64s("delivered_pkts")
-    );
+    assert_ne!(a.flows.u64s("delivered_pkts"), b.flows.u64s("delivered_pkts"));
 }
 
 #[test]

@@ -159,20 +159,11 @@ pub struct ParamReader<'a> {
 
 impl<'a> ParamReader<'a> {
     pub fn new(params: &'a Params) -> Self {
-        ParamReader {
-            params,
-            seen: Vec::new(),
-        }
+        ParamReader { params, seen: Vec::new() }
     }
 
     /// The value of `name`, or `default`, checked against `[lo, hi]`.
-    pub fn get(
-        &mut self,
-        name: &'static str,
-        default: f64,
-        lo: f64,
-        hi: f64,
-    ) -> Result<f64, ParamError> {
+    pub fn get(&mut self, name: &'static str, default: f64, lo: f64, hi: f64) -> Result<f64, ParamError> {
         self.seen.push(name);
         match self.params.get(name) {
             None => Ok(default),
@@ -208,11 +199,7 @@ impl<'a> ParamReader<'a> {
     pub fn finish(self) -> Result<(), ParamError> {
         for k in self.params.keys() {
             if !self.seen.contains(&k.as_str()) {
-                let known = if self.seen.is_empty() {
-                    "none".to_string()
-                } else {
-                    self.seen.join(", ")
-                };
+                let known = if self.seen.is_empty() { "none".to_string() } else { self.seen.join(", ") };
                 return Err(ParamError {
                     param: k.clone(),
                     value: self.params[k].to_string(),
@@ -286,11 +273,7 @@ pub const REGISTRY: &[Registration] = &[
 pub fn build(name: &str, params: &Params) -> Result<Box<dyn CongestionControl>, ParamError> {
     match REGISTRY.iter().find(|r| r.name == name) {
         Some(r) => (r.build)(params),
-        None => Err(ParamError {
-            param: String::new(),
-            value: name.to_string(),
-            accepted: names().join(", "),
-        }),
+        None => Err(ParamError { param: String::new(), value: name.to_string(), accepted: names().join(", ") }),
     }
 }
 

@@ -20,9 +20,7 @@
 //! | `a` | additive increase, packets per RTT | 1 | (0, 100] |
 //! | `beta` | multiplicative decrease factor | 0.5 | (0, 1) |
 
-use super::{
-    additive_increase, slow_start, CongestionControl, ParamError, ParamReader, Params, SenderView,
-};
+use super::{additive_increase, slow_start, CongestionControl, ParamError, ParamReader, Params, SenderView};
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct RenoConfig {
@@ -50,10 +48,7 @@ impl Reno {
 
 pub fn build(p: &Params) -> Result<Box<dyn CongestionControl>, ParamError> {
     let mut r = ParamReader::new(p);
-    let cfg = RenoConfig {
-        a: r.get("a", 1.0, 1e-9, 100.0)?,
-        beta: r.get("beta", 0.5, 1e-9, 1.0 - 1e-9)?,
-    };
+    let cfg = RenoConfig { a: r.get("a", 1.0, 1e-9, 100.0)?, beta: r.get("beta", 0.5, 1e-9, 1.0 - 1e-9)? };
     r.finish()?;
     Ok(Box::new(Reno::new(cfg)))
 }
@@ -68,11 +63,7 @@ impl CongestionControl for Reno {
     }
 
     fn cong_avoid(&mut self, v: &SenderView, acked: u32) -> f64 {
-        let (cwnd, left) = if v.cwnd < v.ssthresh {
-            slow_start(v.cwnd, v.ssthresh, acked)
-        } else {
-            (v.cwnd, acked)
-        };
+        let (cwnd, left) = if v.cwnd < v.ssthresh { slow_start(v.cwnd, v.ssthresh, acked) } else { (v.cwnd, acked) };
         if left == 0 {
             return cwnd;
         }

@@ -109,9 +109,6 @@ mod tests {
         q.push(SimTime(5), Event::Rto(3));
         q.push(SimTime(3), Event::Rto(4));
         let order: Vec<_> = std::iter::from_fn(|| q.pop()).map(|(_, e)| e).collect();
-        assert_eq!(
-            order,
-            vec![Event::Rto(2), Event::Rto(4), Event::Rto(1), Event::Rto(3)]
-        );
+        assert_eq!(order, vec![Event::Rto(2), Event::Rto(4), Event::Rto(1), Event::Rto(3)]);
     }
 }

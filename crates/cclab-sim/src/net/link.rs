@@ -100,14 +100,7 @@ pub struct Link {
 }
 
 impl Link {
-    pub fn new(
-        name: String,
-        from: u32,
-        to: u32,
-        rate: Rate,
-        delay: SimTime,
-        queue: Box<dyn QueueDisc>,
-    ) -> Self {
+    pub fn new(name: String, from: u32, to: u32, rate: Rate, delay: SimTime, queue: Box<dyn QueueDisc>) -> Self {
         Link {
             name,
             from,

@@ -77,13 +77,7 @@ mod tests {
     #[test]
     fn route_takes_the_lowest_delay_path() {
         // 0 -> 1 -> 3 costs 2 ms; 0 -> 2 -> 3 costs 10 ms; 0 -> 3 direct costs 5 ms.
-        let links = vec![
-            link(0, 1, 1),
-            link(1, 3, 1),
-            link(0, 2, 5),
-            link(2, 3, 5),
-            link(0, 3, 5),
-        ];
+        let links = vec![link(0, 1, 1), link(1, 3, 1), link(0, 2, 5), link(2, 3, 5), link(0, 3, 5)];
         assert_eq!(route(4, &links, 0, 3), Some(vec![0, 1]));
         assert_eq!(route(4, &links, 3, 0), None);
     }

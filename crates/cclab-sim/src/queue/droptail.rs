@@ -15,11 +15,7 @@ pub struct DropTail {
 
 impl DropTail {
     pub fn new(cap: Capacity) -> Self {
-        DropTail {
-            cap,
-            q: VecDeque::new(),
-            bytes: 0,
-        }
+        DropTail { cap, q: VecDeque::new(), bytes: 0 }
     }
 }
 
@@ -78,10 +74,7 @@ mod tests {
             retx: false,
         }
     }
-    const CTX: EnqueueContext = EnqueueContext {
-        now: SimTime(0),
-        idle_since: None,
-    };
+    const CTX: EnqueueContext = EnqueueContext { now: SimTime(0), idle_since: None };
 
     #[test]
     fn packet_capacity_drops_the_arrival_when_full() {

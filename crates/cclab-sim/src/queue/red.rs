@@ -176,7 +176,11 @@ impl Red {
     pub fn p_b(&self) -> f64 {
         let c = &self.cfg;
         let p = if self.avg >= c.max_th {
-            if c.gentle { self.max_p + (1.0 - self.max_p) * (self.avg - c.max_th) / c.max_th } else { 1.0 }
+            if c.gentle {
+                self.max_p + (1.0 - self.max_p) * (self.avg - c.max_th) / c.max_th
+            } else {
+                1.0
+            }
         } else {
             self.max_p * (self.avg - c.min_th) / (c.max_th - c.min_th)
         };

@@ -123,10 +123,7 @@ impl Receiver {
     }
 
     fn covered(&self, seq: u64) -> bool {
-        self.ooo
-            .range(..=seq)
-            .next_back()
-            .is_some_and(|(_, &e)| seq < e)
+        self.ooo.range(..=seq).next_back().is_some_and(|(_, &e)| seq < e)
     }
 
     fn insert_ooo(&mut self, seq: u64) {
@@ -144,11 +141,8 @@ impl Receiver {
         }
         self.ooo.insert(start, end);
         // The block holding this segment goes first; others keep their order (RFC 2018).
-        let keep: Vec<u64> = self.recent[..self.n_recent]
-            .iter()
-            .copied()
-            .filter(|&r| !(r >= start && r < end))
-            .collect();
+        let keep: Vec<u64> =
+            self.recent[..self.n_recent].iter().copied().filter(|&r| !(r >= start && r < end)).collect();
         self.recent[0] = seq;
         let mut n = 1;
         for r in keep.into_iter().take(2) {
@@ -173,10 +167,8 @@ impl Receiver {
                 }
                 if let Some((&s, &e)) = self.ooo.range(..=r).next_back() {
                     if r < e {
-                        sack[n_sack as usize] = SackBlock {
-                            start: (s - self.rcv_nxt) as u32,
-                            end: (e - self.rcv_nxt) as u32,
-                        };
+                        sack[n_sack as usize] =
+                            SackBlock { start: (s - self.rcv_nxt) as u32, end: (e - self.rcv_nxt) as u32 };
                         n_sack += 1;
                         self.recent[kept] = r;
                         kept += 1;
@@ -270,10 +262,7 @@ mod tests {
     fn delayed_ack_acknowledges_every_second_segment_or_on_timer() {
         let mut r = rx(true);
         assert!(r.on_data(&data(0, 1), SimTime(1)).is_none());
-        assert_eq!(
-            r.delack_deadline,
-            Some(SimTime(1) + SimTime::from_millis(100))
-        );
+        assert_eq!(r.delack_deadline, Some(SimTime(1) + SimTime::from_millis(100)));
         assert_eq!(r.on_data(&data(1, 2), SimTime(2)).unwrap().seq, 2);
         assert!(r.on_data(&data(2, 3), SimTime(3)).is_none());
         assert_eq!(r.on_delack_timer(SimTime::from_millis(101)).unwrap().seq, 3);

@@ -83,9 +83,7 @@ impl RttEstimator {
         self.latest = r;
         self.rtt_max = self.rtt_max.max(r);
         let var = (K * self.rttvar).max(self.cfg.granularity.secs_f64());
-        self.rto = SimTime::from_secs_f64(self.srtt + var)
-            .max(self.cfg.min)
-            .min(self.cfg.max);
+        self.rto = SimTime::from_secs_f64(self.srtt + var).max(self.cfg.min).min(self.cfg.max);
         self.backoff = 0;
     }
 
@@ -120,10 +118,7 @@ mod tests {
 
     #[test]
     fn first_sample_sets_srtt_and_half_variance() {
-        let mut e = RttEstimator::new(RtoConfig {
-            min: SimTime::ZERO,
-            ..Default::default()
-        });
+        let mut e = RttEstimator::new(RtoConfig { min: SimTime::ZERO, ..Default::default() });
         e.sample(SimTime::from_millis(100));
         assert_eq!(e.srtt(), SimTime::from_millis(100));
         // RTO = SRTT + 4 * RTTVAR = 100 + 4 * 50 ms.
@@ -132,10 +127,7 @@ mod tests {
 
     #[test]
     fn later_samples_are_smoothed_with_one_eighth_and_one_quarter() {
-        let mut e = RttEstimator::new(RtoConfig {
-            min: SimTime::ZERO,
-            ..Default::default()
-        });
+        let mut e = RttEstimator::new(RtoConfig { min: SimTime::ZERO, ..Default::default() });
         e.sample(SimTime::from_millis(100));
         e.sample(SimTime::from_millis(200));
         // RTTVAR = 3/4*50 + 1/4*100 = 62.5 ms; SRTT = 7/8*100 + 1/8*200 = 112.5 ms.

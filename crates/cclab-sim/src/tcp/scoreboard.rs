@@ -84,10 +84,7 @@ impl Scoreboard {
     /// Records the transmission of `seq`: new (== high) or a retransmission.
     pub fn on_send(&mut self, seq: u64, now: SimTime) {
         if seq == self.high() {
-            self.segs.push_back(Seg {
-                sent_at: now,
-                ..Seg::default()
-            });
+            self.segs.push_back(Seg { sent_at: now, ..Seg::default() });
             return;
         }
         let s = self.seg(seq);
@@ -104,9 +101,7 @@ impl Scoreboard {
         if seq < self.una {
             return None;
         }
-        self.segs
-            .get((seq - self.una) as usize)
-            .map(|s| (s.sent_at, s.ever_retx))
+        self.segs.get((seq - self.una) as usize).map(|s| (s.sent_at, s.ever_retx))
     }
 
     /// Advances the cumulative ACK to `ack`; returns how many of the newly
@@ -114,10 +109,7 @@ impl Scoreboard {
     pub fn ack_to(&mut self, ack: u64) -> u64 {
         let mut fresh = 0;
         while self.una < ack {
-            let s = self
-                .segs
-                .pop_front()
-                .expect("ack beyond snd_max is rejected by the sender");
+            let s = self.segs.pop_front().expect("ack beyond snd_max is rejected by the sender");
             if s.sacked {
                 self.sacked_out -= 1;
                 if self.una >= self.frontier {
@@ -174,11 +166,7 @@ impl Scoreboard {
                 self.sacked.remove(&s);
             }
         }
-        let inside: Vec<(u64, u64)> = self
-            .sacked
-            .range(start..=end)
-            .map(|(&s, &e)| (s, e))
-            .collect();
+        let inside: Vec<(u64, u64)> = self.sacked.range(start..=end).map(|(&s, &e)| (s, e)).collect();
         for (s, e) in inside {
             if s > cursor {
                 fresh_ranges.push((cursor, s.min(end)));
@@ -302,19 +290,11 @@ impl Scoreboard {
     }
 
     pub fn is_sacked(&self, seq: u64) -> bool {
-        seq >= self.una
-            && self
-                .segs
-                .get((seq - self.una) as usize)
-                .is_some_and(|s| s.sacked)
+        seq >= self.una && self.segs.get((seq - self.una) as usize).is_some_and(|s| s.sacked)
     }
 
     pub fn is_lost(&self, seq: u64) -> bool {
-        seq >= self.una
-            && self
-                .segs
-                .get((seq - self.una) as usize)
-                .is_some_and(|s| s.lost)
+        seq >= self.una && self.segs.get((seq - self.una) as usize).is_some_and(|s| s.lost)
     }
 }
 

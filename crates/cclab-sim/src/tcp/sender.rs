@@ -197,8 +197,8 @@ impl Sender {
         if !self.started {
             return;
         }
-        let pipe_driven = self.cfg.recovery == Recovery::Sack
-            && matches!(self.state, CaState::Recovery | CaState::Loss);
+        let pipe_driven =
+            self.cfg.recovery == Recovery::Sack && matches!(self.state, CaState::Recovery | CaState::Loss);
         if pipe_driven {
             // RFC 6675 (5) and (C): send while cwnd - pipe >= 1, holes first.
             let wnd = self.cwnd.floor().max(1.0) as u64;
@@ -278,23 +278,14 @@ impl Sender {
                 newly_sacked += self.sb.sack(a + b.start as u64, a + b.end as u64);
             }
         }
-        let fresh = if newly_acked > 0 {
-            self.sb.ack_to(a)
-        } else {
-            0
-        };
+        let fresh = if newly_acked > 0 { self.sb.ack_to(a) } else { 0 };
         if self.cfg.recovery == Recovery::Sack {
             self.sb.mark_lost();
         }
         let delivered = fresh + newly_sacked;
         if delivered > 0 || rtt.is_some() {
             let v = self.view(now);
-            let s = AckSample {
-                acked: delivered as u32,
-                rtt,
-                rcv_tsval: ack.ts_val,
-                cc_echo: ack.cc,
-            };
+            let s = AckSample { acked: delivered as u32, rtt, rcv_tsval: ack.ts_val, cc_echo: ack.cc };
             self.cc.pkts_acked(&v, &s);
         }
 

@@ -9,14 +9,7 @@ pub fn run_toml(text: &str, seed: u64) -> RunOutput {
 }
 
 /// A single-bottleneck dumbbell scenario.
-pub fn dumbbell(
-    rate: &str,
-    delay: &str,
-    buffer: &str,
-    duration: &str,
-    warmup: &str,
-    flows: &str,
-) -> String {
+pub fn dumbbell(rate: &str, delay: &str, buffer: &str, duration: &str, warmup: &str, flows: &str) -> String {
     format!(
         r#"
 duration = "{duration}"
