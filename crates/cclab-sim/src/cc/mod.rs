@@ -20,6 +20,7 @@
 //! arithmetic (slow start, additive increase) lives here once.
 
 pub mod bic;
+pub mod cr;
 pub mod cubic;
 pub mod fast;
 pub mod highspeed;
@@ -266,6 +267,11 @@ pub const REGISTRY: &[Registration] = &[
         name: "westwood",
         summary: "Westwood+ (Mascolo, Grieco et al. 2004): ssthresh = bandwidth estimate x RTTmin on loss; mode 1 = paper 001 eq. (2)",
         build: westwood::build,
+    },
+    Registration {
+        name: "cr",
+        summary: "Constant Rate (paper 001 eqs. 3-4, 7): +k RTT^2 packets per RTT, k = 1/RTT_ref^2; halve on loss",
+        build: cr::build,
     },
 ];
 
