@@ -20,6 +20,7 @@
 //! arithmetic (slow start, additive increase) lives here once.
 
 pub mod bic;
+pub mod ci;
 pub mod cr;
 pub mod cubic;
 pub mod fast;
@@ -272,6 +273,11 @@ pub const REGISTRY: &[Registration] = &[
         name: "cr",
         summary: "Constant Rate (paper 001 eqs. 3-4, 7): +k RTT^2 packets per RTT, k = 1/RTT_ref^2; halve on loss",
         build: cr::build,
+    },
+    Registration {
+        name: "ci",
+        summary: "Constant Increase (paper 001 eqs. 5, 14): +k' RTT packets per RTT, k' = 1/(RTT_ref + queueing delay); halve on loss",
+        build: ci::build,
     },
 ];
 
