@@ -25,6 +25,7 @@ pub mod cr;
 pub mod cubic;
 pub mod fast;
 pub mod highspeed;
+pub mod htcp;
 pub mod reno;
 pub mod rtt_round;
 pub mod scalable;
@@ -278,6 +279,11 @@ pub const REGISTRY: &[Registration] = &[
         name: "ci",
         summary: "Constant Increase (paper 001 eqs. 5, 14): +k' RTT packets per RTT, k' = 1/(RTT_ref + queueing delay); halve on loss",
         build: ci::build,
+    },
+    Registration {
+        name: "htcp",
+        summary: "H-TCP (Leith, Shorten 2004): alpha grows with time since the last loss, beta = RTTmin/RTTmax in [0.5, 0.8]",
+        build: htcp::build,
     },
 ];
 
