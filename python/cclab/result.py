@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 __all__ = ["Result", "load", "TABLES"]
 
 #: The tables of a result, in the order the core returns them; each is saved as ``<name>.parquet``.
-TABLES = ("flows", "queues", "links", "flow_series", "queue_series")
+TABLES = ("flows", "queues", "links", "flow_series", "queue_series", "udp", "web")
 
 # Summary entries that count things; the core hands every summary value over as a float.
 _COUNTS = frozenset(
@@ -70,6 +70,8 @@ class Result:
         flows, queues, links: one row per flow / per link (every link has a queue).
         flow_series, queue_series: the sampled time series, one row per sample and
             flow (or monitored link); empty without ``sample_interval``.
+        udp: one row per UDP source (empty without ``[[udp]]``).
+        web: one row per web object started, with its response time (empty without ``[web]``).
     """
 
     def __init__(
@@ -90,6 +92,8 @@ class Result:
         self.links: pd.DataFrame = tables["links"]
         self.flow_series: pd.DataFrame = tables["flow_series"]
         self.queue_series: pd.DataFrame = tables["queue_series"]
+        self.udp: pd.DataFrame = tables["udp"]
+        self.web: pd.DataFrame = tables["web"]
         self._summary = dict(summary)
 
     @classmethod
@@ -119,7 +123,7 @@ class Result:
         )
 
     def tables(self) -> dict[str, pd.DataFrame]:
-        """The five tables by name (see ``TABLES``)."""
+        """The tables by name (see ``TABLES``)."""
         return {name: getattr(self, name) for name in TABLES}
 
     def summary(self) -> dict[str, Any]:

@@ -5,7 +5,7 @@
 //! Long calls release the GIL.
 
 use cclab_sim::results::{Column, RunOutput, Table};
-use cclab_sim::scenario::{Built, Scenario, ScenarioError};
+use cclab_sim::scenario::{Built, Scenario, ScenarioError as CoreError};
 use cclab_sim::units::SimTime;
 use numpy::IntoPyArray;
 use pyo3::create_exception;
@@ -13,11 +13,12 @@ use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::Mutex;
 
-create_exception!(_core, ScenarioErrorPy, PyValueError, "A scenario field failed validation.");
+create_exception!(cclab._core, ScenarioError, PyValueError, "A scenario field failed validation.");
 
-fn scenario_err(py: Python<'_>, e: ScenarioError) -> PyErr {
-    let err = ScenarioErrorPy::new_err(e.to_string());
+fn scenario_err(py: Python<'_>, e: CoreError) -> PyErr {
+    let err = ScenarioError::new_err(e.to_string());
     let v = err.value(py);
     let _ = v.setattr("field", e.field);
     let _ = v.setattr("value", e.value);
@@ -43,7 +44,15 @@ fn parse(py: Python<'_>, scenario_json: &str) -> PyResult<Scenario> {
 /// One simulation, advanced in steps so Python can show progress and stay interruptible.
 #[pyclass(module = "cclab._core")]
 struct Sim {
-    built: Built,
+    // pyo3 requires a #[pyclass] to be Sync; the core's boxed algorithms and queues are
+    // only Send. Every access goes through &mut self or this lock, never contended.
+    built: Mutex<Built>,
+}
+
+impl Sim {
+    fn built(&self) -> std::sync::MutexGuard<'_, Built> {
+        self.built.lock().unwrap_or_else(|e| e.into_inner())
+    }
 }
 
 #[pymethods]
@@ -52,30 +61,30 @@ impl Sim {
     fn new(py: Python<'_>, scenario_json: &str, seed: u64) -> PyResult<Self> {
         let sc = parse(py, scenario_json)?;
         let built = guard(|| sc.build(seed))?.map_err(|e| scenario_err(py, e))?;
-        Ok(Sim { built })
+        Ok(Sim { built: Mutex::new(built) })
     }
 
     /// Simulated duration, seconds.
     #[getter]
     fn duration(&self) -> f64 {
-        self.built.duration.secs_f64()
+        self.built().duration.secs_f64()
     }
 
     /// Current simulated time, seconds.
     #[getter]
     fn now(&self) -> f64 {
-        self.built.sim.now().secs_f64()
+        self.built().sim.now().secs_f64()
     }
 
     /// One BDP in packets on a dumbbell, else None.
     #[getter]
     fn bdp_pkts(&self) -> Option<f64> {
-        self.built.bdp_pkts
+        self.built().bdp_pkts
     }
 
     #[getter]
     fn events(&self) -> u64 {
-        self.built.sim.events_handled
+        self.built().sim.events_handled
     }
 
     /// Runs until `t` seconds (capped at the duration), without the GIL.
@@ -83,15 +92,16 @@ impl Sim {
         if !t.is_finite() || t < 0.0 {
             return Err(PyValueError::new_err(format!("run_until: t = {t}; accepted: seconds >= 0")));
         }
-        let until = SimTime::from_secs_f64(t).min(self.built.duration);
-        let built = &mut self.built;
+        let built = self.built.get_mut().unwrap_or_else(|e| e.into_inner());
+        let until = SimTime::from_secs_f64(t).min(built.duration);
         py.allow_threads(|| guard(|| built.sim.run_until(until)))
     }
 
     /// The results so far, as {table: {column: array}} plus "summary": {name: value}.
     fn results<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let end = self.built.sim.now();
-        let out = guard(|| cclab_sim::results::collect(&self.built.sim, end))?;
+        let built = self.built();
+        let end = built.sim.now();
+        let out = guard(|| cclab_sim::results::collect(&built.sim, end))?;
         output_to_py(py, out)
     }
 }
@@ -115,6 +125,8 @@ fn output_to_py(py: Python<'_>, out: RunOutput) -> PyResult<Bound<'_, PyDict>> {
     d.set_item("links", table_to_py(py, out.links)?)?;
     d.set_item("flow_series", table_to_py(py, out.flow_series)?)?;
     d.set_item("queue_series", table_to_py(py, out.queue_series)?)?;
+    d.set_item("udp", table_to_py(py, out.udp)?)?;
+    d.set_item("web", table_to_py(py, out.web)?)?;
     let s = PyDict::new(py);
     for (k, v) in out.summary {
         s.set_item(k, v)?;
@@ -160,7 +172,7 @@ fn recoveries() -> Vec<&'static str> {
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Sim>()?;
-    m.add("ScenarioError", m.py().get_type::<ScenarioErrorPy>())?;
+    m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add_function(wrap_pyfunction!(check_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(scenario_from_toml, m)?)?;
     m.add_function(wrap_pyfunction!(scenario_to_toml, m)?)?;

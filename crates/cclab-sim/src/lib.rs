@@ -35,6 +35,7 @@ pub mod rng;
 pub mod scenario;
 pub mod sim;
 pub mod tcp;
+pub mod traffic;
 pub mod units;
 
 pub use results::RunOutput;

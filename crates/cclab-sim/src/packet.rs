@@ -9,6 +9,8 @@ use crate::units::SimTime;
 pub enum Kind {
     Data,
     Ack,
+    /// A UDP datagram; `flow` indexes the simulation's UDP sources.
+    Udp,
 }
 
 /// A SACK block as offsets from the cumulative ACK, in segments:

@@ -91,6 +91,10 @@ pub struct RunOutput {
     pub queue_series: Table,
     /// Scalar results: bottleneck utilization, total goodput, Jain's index, drops, events...
     pub summary: Vec<(&'static str, f64)>,
+    /// UDP sources, one row each.
+    pub udp: Table,
+    /// Web objects, one row each, with their response times.
+    pub web: Table,
 }
 
 impl PartialEq for RunOutput {
@@ -100,6 +104,8 @@ impl PartialEq for RunOutput {
             && self.links == o.links
             && self.flow_series == o.flow_series
             && self.queue_series == o.queue_series
+            && self.udp == o.udp
+            && self.web == o.web
             && self.summary.len() == o.summary.len()
             && self.summary.iter().zip(&o.summary).all(|(a, b)| a.0 == b.0 && a.1.to_bits() == b.1.to_bits())
     }
@@ -118,7 +124,8 @@ pub fn collect(sim: &Simulation, end: SimTime) -> RunOutput {
     let mut out = RunOutput::default();
 
     // Flows.
-    let fl = &sim.flows;
+    // Web objects are reported in their own table, not as flows.
+    let fl: Vec<&crate::sim::Flow> = sim.flows.iter().filter(|f| f.web_object.is_none()).collect();
     let mut t = Table::default();
     let goodput: Vec<f64> = fl
         .iter()
@@ -299,5 +306,74 @@ pub fn collect(sim: &Simulation, end: SimTime) -> RunOutput {
         sm.push(("bottleneck_mean_queue_pkts", st.mean_pkts(end)));
     }
     out.summary = sm;
+    out.udp = udp_table(sim, end);
+    out.web = web_table(sim);
     out
+}
+
+fn udp_table(sim: &Simulation, end: SimTime) -> Table {
+    let u = &sim.udp;
+    let mut t = Table::default();
+    t.str("name", u.iter().map(|f| f.name.clone()).collect());
+    t.str("group", u.iter().map(|f| f.group.clone()).collect());
+    t.f64("start_s", u.iter().map(|f| f.start.secs_f64()).collect());
+    t.u64("packet_size", u.iter().map(|f| f.size as u64).collect());
+    t.u64("sent_pkts", u.iter().map(|f| f.sent).collect());
+    t.u64("received_pkts", u.iter().map(|f| f.received).collect());
+    t.u64("drops", u.iter().map(|f| f.drops).collect());
+    t.f64(
+        "throughput_bps",
+        u.iter()
+            .map(|f| {
+                let secs = end.saturating_sub(f.start).secs_f64();
+                if secs > 0.0 {
+                    f.received_bytes as f64 * 8.0 / secs
+                } else {
+                    0.0
+                }
+            })
+            .collect(),
+    );
+    t
+}
+
+fn web_table(sim: &Simulation) -> Table {
+    let mut t = Table::default();
+    // Only objects that have started (none without web traffic: the columns are still there).
+    let started: Vec<usize> = match &sim.web {
+        Some(w) => (0..w.objects.len()).filter(|&i| w.flow_of[i].is_some()).collect(),
+        None => Vec::new(),
+    };
+    let obj = |i: usize| sim.web.as_ref().expect("started objects imply web traffic").objects[i];
+    let flow = |i: usize| {
+        let w = sim.web.as_ref().expect("started objects imply web traffic");
+        &sim.flows[w.flow_of[i].expect("started") as usize]
+    };
+    t.u64("object", started.iter().map(|&i| i as u64).collect());
+    t.u64("session", started.iter().map(|&i| obj(i).session as u64).collect());
+    t.u64("page", started.iter().map(|&i| obj(i).page as u64).collect());
+    t.u64("server", started.iter().map(|&i| obj(i).server as u64).collect());
+    t.u64("client", started.iter().map(|&i| obj(i).client as u64).collect());
+    t.f64("start_s", started.iter().map(|&i| obj(i).start.secs_f64()).collect());
+    t.u64("size_bytes", started.iter().map(|&i| obj(i).size_bytes).collect());
+    t.u64("packets", started.iter().map(|&i| flow(i).sender.stats.sent - flow(i).sender.stats.retransmits).collect());
+    t.u64("retransmits", started.iter().map(|&i| flow(i).sender.stats.retransmits).collect());
+    t.u64("timeouts", started.iter().map(|&i| flow(i).sender.stats.timeouts).collect());
+    t.f64(
+        "response_s",
+        started
+            .iter()
+            .map(|&i| {
+                // From the object's start to the arrival of its last byte at the client.
+                let f = flow(i);
+                let done = f.sender.completed_at.is_some() || f.receiver.stats.delivered >= f.size_pkts();
+                if done {
+                    (f.receiver.stats.last_delivery_at - obj(i).start).secs_f64()
+                } else {
+                    f64::NAN
+                }
+            })
+            .collect(),
+    );
+    t
 }

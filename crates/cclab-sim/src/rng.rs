@@ -14,6 +14,10 @@ pub mod stream {
     pub const RED: u64 = 3;
     /// Random loss on a link (index: link).
     pub const LINK_LOSS: u64 = 4;
+    /// Web traffic (index 0: hosts' access links, 1: the schedule).
+    pub const WEB: u64 = 5;
+    /// UDP on/off periods (index: UDP source).
+    pub const UDP: u64 = 6;
 }
 
 fn splitmix64(mut z: u64) -> u64 {

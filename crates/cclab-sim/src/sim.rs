@@ -3,16 +3,19 @@
 //! one process, in parallel threads.
 
 use crate::cc::CongestionControl;
+use crate::cc::{self, Params};
 use crate::engine::{Event, EventQueue};
 use crate::metrics::{FlowSeries, QueueSeries};
 use crate::net::{route, Link};
 use crate::packet::{Kind, Packet};
 use crate::queue::{DropCause, EnqueueContext};
 use crate::tcp::{Receiver, ReceiverConfig, Sender, TcpConfig};
+use crate::traffic::udp::UdpFlow;
+use crate::traffic::web::WebObject;
 use crate::units::SimTime;
 use rand::Rng;
 use rand_pcg::Pcg64;
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 
 /// Everything needed to add one TCP flow.
 pub struct FlowSetup {
@@ -76,6 +79,16 @@ pub struct Flow {
     rng: Pcg64,
     /// Data packets held back by the send overhead, with their departure times.
     held: VecDeque<(SimTime, Packet)>,
+    /// The web object this flow carries, if it is one.
+    pub web_object: Option<u32>,
+    size_pkts: u64,
+}
+
+impl Flow {
+    /// Segments a finite flow carries (`u64::MAX` for a bulk flow).
+    pub fn size_pkts(&self) -> u64 {
+        self.size_pkts
+    }
 }
 
 #[derive(Clone, Copy, Debug, Default)]
@@ -89,6 +102,46 @@ pub struct LinkSnapshot {
 /// Why a simulation could not be assembled.
 #[derive(Debug, Clone, PartialEq)]
 pub struct BuildError(pub String);
+
+/// Web traffic: the drawn schedule and what each object transfer is made of.
+pub struct WebState {
+    pub objects: Vec<WebObject>,
+    /// Index of the next object to start.
+    next: usize,
+    /// The flow carrying each started object.
+    pub flow_of: Vec<Option<u32>>,
+    pub server_nodes: Vec<u32>,
+    pub client_nodes: Vec<u32>,
+    pub tcp: TcpConfig,
+    pub receiver: ReceiverConfig,
+    pub cc_name: String,
+    pub params: Params,
+}
+
+impl WebState {
+    pub fn new(
+        objects: Vec<WebObject>,
+        server_nodes: Vec<u32>,
+        client_nodes: Vec<u32>,
+        tcp: TcpConfig,
+        receiver: ReceiverConfig,
+        cc_name: String,
+        params: Params,
+    ) -> Self {
+        let n = objects.len();
+        WebState {
+            objects,
+            next: 0,
+            flow_of: vec![None; n],
+            server_nodes,
+            client_nodes,
+            tcp,
+            receiver,
+            cc_name,
+            params,
+        }
+    }
+}
 
 pub struct Simulation {
     now: SimTime,
@@ -109,6 +162,13 @@ pub struct Simulation {
     pub link_at_warmup: Vec<LinkSnapshot>,
     pub events_handled: u64,
     started: bool,
+    /// UDP sources.
+    pub udp: Vec<UdpFlow>,
+    pub web: Option<WebState>,
+    /// Flows whose time series are sampled (all but web objects).
+    sampled: Vec<u32>,
+    /// Shortest paths already computed, by (src, dst).
+    routes: HashMap<(u32, u32), Vec<u32>>,
 }
 
 impl Simulation {
@@ -130,7 +190,36 @@ impl Simulation {
             link_at_warmup: Vec::new(),
             events_handled: 0,
             started: false,
+            udp: Vec::new(),
+            web: None,
+            sampled: Vec::new(),
+            routes: HashMap::new(),
         }
+    }
+
+    /// Adds a node; returns its index.
+    pub fn add_node(&mut self) -> u32 {
+        self.n_nodes += 1;
+        (self.n_nodes - 1) as u32
+    }
+
+    /// The shortest path from `src` to `dst`, computed once per pair.
+    pub fn path(&mut self, src: u32, dst: u32) -> Option<Vec<u32>> {
+        if let Some(p) = self.routes.get(&(src, dst)) {
+            return Some(p.clone());
+        }
+        let p = route(self.n_nodes, &self.links, src, dst)?;
+        self.routes.insert((src, dst), p.clone());
+        Some(p)
+    }
+
+    /// Adds a UDP source from `src` to `dst`; returns its index.
+    pub fn add_udp(&mut self, mut u: UdpFlow, src: u32, dst: u32) -> Result<u32, BuildError> {
+        u.path = self
+            .path(src, dst)
+            .ok_or_else(|| BuildError(format!("udp {}: no route from node {src} to node {dst}", u.name)))?;
+        self.udp.push(u);
+        Ok((self.udp.len() - 1) as u32)
     }
 
     pub fn now(&self) -> SimTime {
@@ -146,9 +235,10 @@ impl Simulation {
     /// Adds a TCP flow from `src` to `dst` over the shortest paths both ways.
     pub fn add_flow(&mut self, f: FlowSetup) -> Result<u32, BuildError> {
         let id = self.flows.len() as u32;
-        let path_data = route(self.n_nodes, &self.links, f.src, f.dst)
+        let path_data = self
+            .path(f.src, f.dst)
             .ok_or_else(|| BuildError(format!("flow {}: no route from node {} to node {}", f.name, f.src, f.dst)))?;
-        let path_ack = route(self.n_nodes, &self.links, f.dst, f.src).ok_or_else(|| {
+        let path_ack = self.path(f.dst, f.src).ok_or_else(|| {
             BuildError(format!("flow {}: no route back from node {} to node {}", f.name, f.dst, f.src))
         })?;
         if path_data.len() > u8::MAX as usize || path_ack.len() > u8::MAX as usize {
@@ -176,6 +266,8 @@ impl Simulation {
             overhead: f.overhead,
             rng: f.rng,
             held: VecDeque::new(),
+            web_object: None,
+            size_pkts: limit,
         });
         Ok(id)
     }
@@ -188,6 +280,13 @@ impl Simulation {
                 self.events.push(s, Event::FlowStop(i as u32));
             }
         }
+        for (i, u) in self.udp.iter().enumerate() {
+            self.events.push(u.start, Event::UdpSend(i as u32));
+        }
+        if let Some(o) = self.web.as_ref().and_then(|w| w.objects.first()) {
+            self.events.push(o.start, Event::WebNext);
+        }
+        self.sampled = (0..self.flows.len() as u32).collect();
         self.last_sample_tx = vec![0; self.links.len()];
         if self.sample_interval.is_some() {
             self.events.push(SimTime::ZERO, Event::Sample);
@@ -244,6 +343,19 @@ impl Simulation {
                 self.forward(p);
             }
             Event::Sample => self.sample(),
+            Event::UdpSend(u) => {
+                let now = self.now;
+                let uf = &mut self.udp[u as usize];
+                if uf.sent == 0 {
+                    uf.begin(now);
+                }
+                let p = uf.packet(u, now);
+                if let Some(t) = uf.next_send(now) {
+                    self.events.push(t, Event::UdpSend(u));
+                }
+                self.forward(p);
+            }
+            Event::WebNext => self.start_web_objects(),
             Event::Warmup => self.snapshot_warmup(),
         }
     }
@@ -267,8 +379,11 @@ impl Simulation {
 
     /// Puts a packet on the next link of its path, or hands it to its endpoint.
     fn forward(&mut self, mut p: Packet) {
-        let flow = &self.flows[p.flow as usize];
-        let path = if p.kind == Kind::Data { &flow.path_data } else { &flow.path_ack };
+        let path = match p.kind {
+            Kind::Data => &self.flows[p.flow as usize].path_data,
+            Kind::Ack => &self.flows[p.flow as usize].path_ack,
+            Kind::Udp => &self.udp[p.flow as usize].path,
+        };
         if (p.hop as usize) < path.len() {
             let l = path[p.hop as usize];
             p.hop += 1;
@@ -313,11 +428,51 @@ impl Simulation {
     }
 
     fn count_drop(&mut self, p: &Packet, _cause: DropCause) {
-        let c = &mut self.flows[p.flow as usize].counters;
-        if p.is_data() {
-            c.data_drops += 1;
-        } else {
-            c.ack_drops += 1;
+        match p.kind {
+            Kind::Data => self.flows[p.flow as usize].counters.data_drops += 1,
+            Kind::Ack => self.flows[p.flow as usize].counters.ack_drops += 1,
+            Kind::Udp => self.udp[p.flow as usize].drops += 1,
+        }
+    }
+
+    /// Starts every web object due now as a finite TCP flow, and schedules the next.
+    fn start_web_objects(&mut self) {
+        let now = self.now;
+        loop {
+            let Some(w) = self.web.as_mut() else { return };
+            let Some(&o) = w.objects.get(w.next) else { return };
+            if o.start > now {
+                self.events.push(o.start, Event::WebNext);
+                return;
+            }
+            let idx = w.next;
+            w.next += 1;
+            let (tcp, receiver) = (w.tcp, w.receiver);
+            let setup = FlowSetup {
+                name: format!("web.{idx}"),
+                group: "web".into(),
+                cc_name: w.cc_name.clone(),
+                src: w.server_nodes[o.server as usize],
+                dst: w.client_nodes[o.client as usize],
+                tcp,
+                receiver,
+                cc: cc::build(&w.cc_name, &w.params).expect("validated when the scenario was built"),
+                start: now,
+                stop: None,
+                size_pkts: Some(o.size_bytes.div_ceil(tcp.mss as u64)),
+                overhead: SimTime::ZERO,
+                rng: crate::rng::stream_rng(0, 0, 0),
+            };
+            let f = self.add_flow(setup).expect("web hosts are connected when the scenario is built");
+            self.flows[f as usize].web_object = Some(idx as u32);
+            if let Some(w) = self.web.as_mut() {
+                w.flow_of[idx] = Some(f);
+            }
+            let mut out = std::mem::take(&mut self.out);
+            self.flows[f as usize].sender.start(now, &mut out);
+            self.emit(&mut out);
+            self.out = out;
+            self.sync_timers(f);
         }
     }
 
@@ -372,6 +527,12 @@ impl Simulation {
                 self.flows[f as usize].sender.on_ack(&p, now, &mut out);
                 self.emit(&mut out);
                 self.out = out;
+            }
+            Kind::Udp => {
+                let u = &mut self.udp[f as usize];
+                u.received += 1;
+                u.received_bytes += p.size as u64;
+                return;
             }
         }
         self.sync_timers(f);
@@ -434,11 +595,12 @@ impl Simulation {
     fn sample(&mut self) {
         let now = self.now;
         let dt = (now - self.last_sample_time).secs_f64();
-        for (i, f) in self.flows.iter_mut().enumerate() {
+        for &i in &self.sampled {
+            let f = &mut self.flows[i as usize];
             let bytes = f.receiver.stats.delivered_bytes;
             let goodput = if dt > 0.0 { (bytes - f.last_sample_bytes) as f64 * 8.0 / dt } else { 0.0 };
             f.last_sample_bytes = bytes;
-            self.flow_series.push(now, i as u32, &f.sender, bytes, goodput);
+            self.flow_series.push(now, i, &f.sender, bytes, goodput);
         }
         for &l in &self.monitored {
             let link = &self.links[l as usize];

@@ -26,6 +26,10 @@ pub enum Event {
     FlowStop(u32),
     /// The head of the flow's jittered send buffer leaves the sender (see `FlowSetup::overhead`).
     SenderTx(u32),
+    /// The UDP source sends its next packet.
+    UdpSend(u32),
+    /// The next web object is due.
+    WebNext,
     /// Take a sample of the time series.
     Sample,
     /// The warm-up period ends: counters are captured so results cover the rest.

@@ -26,6 +26,8 @@ pub struct ReceiverStats {
     pub delivered_bytes: u64,
     pub duplicates: u64,
     pub acks_sent: u64,
+    /// When data was last delivered in order (for a finite flow, when its last byte arrived).
+    pub last_delivery_at: SimTime,
 }
 
 pub struct Receiver {
@@ -94,6 +96,7 @@ impl Receiver {
                 }
             }
             self.stats.delivered += n;
+            self.stats.last_delivery_at = now;
             self.stats.delivered_bytes += n * p.size as u64;
             self.unacked += 1;
             // RFC 5681: ACK at once when a segment fills (part of) a gap.

@@ -26,13 +26,19 @@ use crate::net::Link;
 use crate::queue::red::{Adapt, Red, RedConfig};
 use crate::queue::{droptail::DropTail, Capacity, QueueDisc};
 use crate::rng::{self, stream_rng};
-use crate::sim::{FlowSetup, Simulation};
+use crate::sim::{FlowSetup, Simulation, WebState};
 use crate::tcp::{ReceiverConfig, Recovery, RtoConfig, TcpConfig};
+use crate::traffic::udp::UdpFlow;
+use crate::traffic::web::{schedule, WebConfig};
+use crate::traffic::Dist;
 use crate::units::{self, BufferSize, Rate, SimTime};
 use rand::Rng;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt;
+
+mod traffic;
+pub use traffic::{OneOrRange, UdpGroup, WebSpec};
 
 /// A field that failed validation.
 #[derive(Debug, Clone, PartialEq)]
@@ -76,7 +82,14 @@ pub struct Scenario {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sample_interval: Option<String>,
     pub topology: Topology,
+    #[serde(default)]
     pub flows: Vec<FlowGroup>,
+    /// UDP sources (constant bit rate or on/off).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub udp: Vec<UdpGroup>,
+    /// Web-like traffic (ns-2 PagePool/WebTraf).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub web: Option<WebSpec>,
 }
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
@@ -234,6 +247,11 @@ pub struct FlowGroup {
     /// `overhead_`); breaks drop-tail phase effects. Default "0s".
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub overhead: Option<String>,
+    /// Dumbbell: send from the right side to the left, through the reverse
+    /// bottleneck (two-way traffic; the reverse direction then gets the same
+    /// buffer unless `reverse_buffer` says otherwise).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reverse: Option<bool>,
 }
 
 impl Scenario {
@@ -258,7 +276,8 @@ impl Scenario {
             let inner = e.into_inner();
             ScenarioError {
                 field: if path == "." { "(scenario)".into() } else { path },
-                value: format!("({inner})"),
+                // serde_json appends the position in the JSON text, which the user never wrote.
+                value: format!("({})", strip_position(&inner.to_string())),
                 accepted: "the fields and types of docs/scenario.md".into(),
             }
         })
@@ -275,6 +294,14 @@ impl Scenario {
     /// Checks every field and builds the simulation.
     pub fn build(&self, seed: u64) -> Result<Built, ScenarioError> {
         build(self, seed)
+    }
+}
+
+/// Drops serde_json's " at line L column C" suffix.
+fn strip_position(msg: &str) -> &str {
+    match msg.rfind(" at line ") {
+        Some(i) if msg[i..].contains(" column ") => &msg[..i],
+        _ => msg,
     }
 }
 
@@ -382,7 +409,7 @@ fn loss_model(
 ) -> Result<Option<(f64, rand_pcg::Pcg64)>, ScenarioError> {
     match p {
         None => Ok(None),
-        Some(p) if p == 0.0 => Ok(None),
+        Some(0.0) => Ok(None),
         Some(p) if (0.0..1.0).contains(&p) => Ok(Some((p, stream_rng(seed, rng::stream::LINK_LOSS, link_index)))),
         Some(p) => Err(err(field, p, "a probability in [0, 1)")),
     }
@@ -583,8 +610,8 @@ fn build(sc: &Scenario, seed: u64) -> Result<Built, ScenarioError> {
             Some(t)
         }
     };
-    if sc.flows.is_empty() {
-        return Err(err("flows", "[]", "at least one flow group"));
+    if sc.flows.is_empty() && sc.udp.is_empty() && sc.web.is_none() {
+        return Err(err("flows", "[]", "at least one flow group, udp group or web section"));
     }
     let groups: Vec<GroupSettings> = sc
         .flows
@@ -596,20 +623,43 @@ fn build(sc: &Scenario, seed: u64) -> Result<Built, ScenarioError> {
     if total > 1_000_000 {
         return Err(err("flows", total, "at most 1000000 flows in all"));
     }
+    let udps: Vec<UdpSettings> = sc
+        .udp
+        .iter()
+        .enumerate()
+        .map(|(i, u)| udp_settings(u, &format!("udp[{i}]"), duration))
+        .collect::<Result<_, _>>()?;
+    let web = match &sc.web {
+        None => None,
+        Some(w) => Some(web_settings(w, duration)?),
+    };
+    // The packet size that defines "1bdp" and RED's mean packet size.
+    let pkt_size = groups.first().map(|g| g.tcp.mss).or(web.as_ref().map(|w| w.tcp.mss)).unwrap_or(1500);
 
-    let mut start_rng = stream_rng(seed, rng::stream::FLOW_START, 0);
-    let (mut sim, bdp_pkts) = match sc.topology.kind.as_str() {
-        "dumbbell" => build_dumbbell(sc, &groups, seed)?,
-        "graph" => (build_graph(sc, &groups, seed)?, None),
+    let dumbbell = match sc.topology.kind.as_str() {
+        "dumbbell" => true,
+        "graph" => false,
         other => return Err(err("topology.kind", other, "dumbbell, graph")),
     };
+    let (mut sim, bdp_pkts, access) = if dumbbell {
+        let (sim, bdp, access) = build_dumbbell(sc, &groups, pkt_size, seed)?;
+        (sim, Some(bdp), access)
+    } else {
+        if sc.web.is_some() {
+            return Err(err("web", "(set)", "web traffic on a dumbbell topology (servers left, clients right)"));
+        }
+        (build_graph(sc, pkt_size, seed)?, None, Vec::new())
+    };
+
     // Flows: their order and the random starts drawn in that order.
+    let mut start_rng = stream_rng(seed, rng::stream::FLOW_START, 0);
     let mut idx = 0u32;
     for (gi, (g, spec)) in groups.iter().zip(&sc.flows).enumerate() {
         for k in 0..g.count {
-            let (src, dst) = match sc.topology.kind.as_str() {
-                "dumbbell" => (2 + 2 * idx, 3 + 2 * idx),
-                _ => graph_endpoints(sc, spec, gi)?,
+            let (src, dst) = if dumbbell {
+                add_pair(&mut sim, &access[gi], &format!("{idx}"), spec.reverse.unwrap_or(false))
+            } else {
+                graph_endpoints(sc, spec.src.as_deref(), spec.dst.as_deref(), &format!("flows[{gi}]"))?
             };
             let start = if g.spread > SimTime::ZERO {
                 SimTime(g.start.0 + start_rng.gen_range(0..=g.spread.0))
@@ -637,37 +687,209 @@ fn build(sc: &Scenario, seed: u64) -> Result<Built, ScenarioError> {
             idx += 1;
         }
     }
+
+    // UDP sources.
+    let mut uidx = 0u32;
+    for (ui, (u, spec)) in udps.iter().zip(&sc.udp).enumerate() {
+        let p = format!("udp[{ui}]");
+        let acc = if dumbbell {
+            let AccessCore { b_rate, b_delay } = access_core(sc)?;
+            Some(dumbbell_access(&p, &AccessFields::of_udp(spec), b_rate, b_delay)?)
+        } else {
+            None
+        };
+        for k in 0..u.count {
+            let (src, dst) = match &acc {
+                Some(a) => add_pair(&mut sim, a, &format!("u{uidx}"), spec.reverse.unwrap_or(false)),
+                None => graph_endpoints(sc, spec.src.as_deref(), spec.dst.as_deref(), &p)?,
+            };
+            let group = spec.name.clone().unwrap_or_else(|| format!("udp{ui}"));
+            let flow = UdpFlow {
+                name: format!("{group}.{k}"),
+                group,
+                path: Vec::new(),
+                size: u.size,
+                interval: u.rate.tx_time(u.size),
+                start: u.start,
+                stop: u.stop,
+                on_off: u.on_off,
+                rng: stream_rng(seed, rng::stream::UDP, uidx as u64),
+                on_until: SimTime::MAX,
+                seq: 0,
+                sent: 0,
+                received: 0,
+                received_bytes: 0,
+                drops: 0,
+            };
+            sim.add_udp(flow, src, dst).map_err(|e| err(&p, e.0, "endpoints connected by links"))?;
+            uidx += 1;
+        }
+    }
+
+    // Web traffic: servers left, clients right, the schedule drawn up front.
+    if let (Some(w), Some(spec)) = (web, &sc.web) {
+        let AccessCore { b_rate, .. } = access_core(sc)?;
+        let mut host_rng = stream_rng(seed, rng::stream::WEB, 0);
+        let ten_x = Rate(b_rate.0.saturating_mul(10));
+        let one_ms = OneOrRange::One("1ms".into());
+        let mut servers = Vec::new();
+        for i in 0..w.servers {
+            let r = match &spec.server_rate {
+                None => ten_x,
+                Some(x) => traffic::draw_rate("web.server_rate", x, &mut host_rng)?,
+            };
+            let d =
+                traffic::draw_time("web.server_delay", spec.server_delay.as_ref().unwrap_or(&one_ms), &mut host_rng)?;
+            servers.push(add_host(&mut sim, 0, r, d, &format!("ws{i}")));
+        }
+        let mut clients = Vec::new();
+        for i in 0..w.clients {
+            let r = match &spec.client_rate {
+                None => ten_x,
+                Some(x) => traffic::draw_rate("web.client_rate", x, &mut host_rng)?,
+            };
+            let d =
+                traffic::draw_time("web.client_delay", spec.client_delay.as_ref().unwrap_or(&one_ms), &mut host_rng)?;
+            clients.push(add_host(&mut sim, 1, r, d, &format!("wc{i}")));
+        }
+        let objects = schedule(&w.cfg, &mut stream_rng(seed, rng::stream::WEB, 1), duration);
+        sim.web = Some(WebState::new(objects, servers, clients, w.tcp, w.rcv, w.cc_name, w.params));
+    }
     sim.sample_interval = sample_interval;
     sim.warmup = warmup;
     Ok(Built { sim, duration, seed, bdp_pkts })
 }
 
+/// The access links of one dumbbell host pair.
+#[derive(Clone, Copy, Debug)]
+struct Access {
+    rate: Rate,
+    delay: SimTime,
+    rrate: Rate,
+    rdelay: SimTime,
+}
+
+/// The access fields a flow or UDP group may set.
+struct AccessFields<'a> {
+    rtt: Option<&'a str>,
+    access_rate: Option<&'a str>,
+    access_delay: Option<&'a str>,
+    receiver_rate: Option<&'a str>,
+    receiver_delay: Option<&'a str>,
+}
+
+impl<'a> AccessFields<'a> {
+    fn of_flow(g: &'a FlowGroup) -> Self {
+        AccessFields {
+            rtt: g.rtt.as_deref(),
+            access_rate: g.access_rate.as_deref(),
+            access_delay: g.access_delay.as_deref(),
+            receiver_rate: g.receiver_rate.as_deref(),
+            receiver_delay: g.receiver_delay.as_deref(),
+        }
+    }
+
+    fn of_udp(u: &'a UdpGroup) -> Self {
+        AccessFields {
+            rtt: None,
+            access_rate: u.access_rate.as_deref(),
+            access_delay: u.access_delay.as_deref(),
+            receiver_rate: None,
+            receiver_delay: u.receiver_delay.as_deref(),
+        }
+    }
+}
+
+/// The bottleneck's rate and delay.
+struct AccessCore {
+    b_rate: Rate,
+    b_delay: SimTime,
+}
+
+fn access_core(sc: &Scenario) -> Result<AccessCore, ScenarioError> {
+    let b = sc
+        .topology
+        .bottleneck
+        .as_ref()
+        .ok_or_else(|| err("topology.bottleneck", "(missing)", "a table with rate, delay, buffer"))?;
+    Ok(AccessCore {
+        b_rate: rate("topology.bottleneck.rate", &b.rate)?,
+        b_delay: time("topology.bottleneck.delay", &b.delay)?,
+    })
+}
+
+fn dumbbell_access(p: &str, f: &AccessFields, b_rate: Rate, b_delay: SimTime) -> Result<Access, ScenarioError> {
+    let one_ms = SimTime::from_millis(1);
+    let a_rate = match f.access_rate {
+        None => Rate(b_rate.0.saturating_mul(10)),
+        Some(s) => rate(&format!("{p}.access_rate"), s)?,
+    };
+    let r_rate = match f.receiver_rate {
+        None => a_rate,
+        Some(s) => rate(&format!("{p}.receiver_rate"), s)?,
+    };
+    let r_delay = match f.receiver_delay {
+        None => one_ms,
+        Some(s) => time(&format!("{p}.receiver_delay"), s)?,
+    };
+    let a_delay = match (f.rtt, f.access_delay) {
+        (Some(r), Some(_)) => return Err(err(format!("{p}.rtt"), r, "either rtt or access_delay, not both")),
+        (None, Some(s)) => time(&format!("{p}.access_delay"), s)?,
+        (None, None) => one_ms,
+        (Some(s), None) => {
+            let rtt = time(&format!("{p}.rtt"), s)?;
+            let fixed = SimTime(2 * (b_delay.0 + r_delay.0));
+            if rtt < fixed {
+                return Err(err(
+                    format!("{p}.rtt"),
+                    s,
+                    format!("at least 2 x (bottleneck delay + receiver_delay) = {}ms", fixed.secs_f64() * 1e3),
+                ));
+            }
+            SimTime((rtt.0 - fixed.0) / 2)
+        }
+    };
+    Ok(Access { rate: a_rate, delay: a_delay, rrate: r_rate, rdelay: r_delay })
+}
+
+/// Adds a host attached to `router` (0: left, 1: right) by a duplex access link.
+fn add_host(sim: &mut Simulation, router: u32, r: Rate, d: SimTime, name: &str) -> u32 {
+    let h = sim.add_node();
+    let side = if router == 0 { "r1" } else { "r2" };
+    for (n, from, to) in [(format!("{name}->{side}"), h, router), (format!("{side}->{name}"), router, h)] {
+        let mut l = Link::new(n, from, to, r, d, unlimited());
+        l.role = "access";
+        sim.add_link(l);
+    }
+    h
+}
+
+/// Adds a sender on the left and a receiver on the right; `reverse` swaps the roles.
+fn add_pair(sim: &mut Simulation, a: &Access, name: &str, reverse: bool) -> (u32, u32) {
+    let s = add_host(sim, 0, a.rate, a.delay, &format!("s{name}"));
+    let d = add_host(sim, 1, a.rrate, a.rdelay, &format!("d{name}"));
+    if reverse {
+        (d, s)
+    } else {
+        (s, d)
+    }
+}
+
+/// The routers, the bottleneck both ways; returns the BDP in packets and each flow group's access.
 fn build_dumbbell(
     sc: &Scenario,
     groups: &[GroupSettings],
+    pkt_size: u32,
     seed: u64,
-) -> Result<(Simulation, Option<f64>), ScenarioError> {
+) -> Result<(Simulation, f64, Vec<Access>), ScenarioError> {
     let t = &sc.topology;
     if t.nodes.is_some() || t.links.is_some() {
         return Err(err("topology.nodes", "(set)", "nodes and links only with kind = \"graph\""));
     }
-    let b = t
-        .bottleneck
-        .as_ref()
-        .ok_or_else(|| err("topology.bottleneck", "(missing)", "a table with rate, delay, buffer"))?;
-    let b_rate = rate("topology.bottleneck.rate", &b.rate)?;
-    let b_delay = time("topology.bottleneck.delay", &b.delay)?;
-    let one_ms = SimTime::from_millis(1);
-
-    // Per group: access rate and delays.
-    struct Access {
-        rate: Rate,
-        delay: SimTime,
-        rrate: Rate,
-        rdelay: SimTime,
-    }
+    let AccessCore { b_rate, b_delay } = access_core(sc)?;
+    let b = t.bottleneck.as_ref().expect("checked by access_core");
     let mut access = Vec::new();
-    for (i, (g, spec)) in groups.iter().zip(&sc.flows).enumerate() {
+    for (i, spec) in sc.flows.iter().enumerate() {
         let p = format!("flows[{i}]");
         if spec.src.is_some() || spec.dst.is_some() {
             return Err(err(
@@ -676,39 +898,16 @@ fn build_dumbbell(
                 "src/dst only on a graph topology",
             ));
         }
-        let a_rate = match &spec.access_rate {
-            None => Rate(b_rate.0.saturating_mul(10)),
-            Some(s) => rate(&format!("{p}.access_rate"), s)?,
-        };
-        let r_rate = match &spec.receiver_rate {
-            None => a_rate,
-            Some(s) => rate(&format!("{p}.receiver_rate"), s)?,
-        };
-        let r_delay = match &spec.receiver_delay {
-            None => one_ms,
-            Some(s) => time(&format!("{p}.receiver_delay"), s)?,
-        };
-        let a_delay = match (&spec.rtt, &spec.access_delay) {
-            (Some(_), Some(_)) => {
-                return Err(err(format!("{p}.rtt"), spec.rtt.clone().unwrap(), "either rtt or access_delay, not both"))
-            }
-            (None, Some(s)) => time(&format!("{p}.access_delay"), s)?,
-            (None, None) => one_ms,
-            (Some(s), None) => {
-                let rtt = time(&format!("{p}.rtt"), s)?;
-                let fixed = SimTime(2 * (b_delay.0 + r_delay.0));
-                if rtt < fixed {
-                    return Err(err(
-                        format!("{p}.rtt"),
-                        s,
-                        format!("at least 2 x (bottleneck delay + receiver_delay) = {}ms", fixed.secs_f64() * 1e3),
-                    ));
-                }
-                SimTime((rtt.0 - fixed.0) / 2)
-            }
-        };
-        let _ = g;
-        access.push(Access { rate: a_rate, delay: a_delay, rrate: r_rate, rdelay: r_delay });
+        access.push(dumbbell_access(&p, &AccessFields::of_flow(spec), b_rate, b_delay)?);
+    }
+    for (i, u) in sc.udp.iter().enumerate() {
+        if u.src.is_some() || u.dst.is_some() {
+            return Err(err(
+                format!("udp[{i}].src"),
+                u.src.clone().unwrap_or_default(),
+                "src/dst only on a graph topology",
+            ));
+        }
     }
 
     // One BDP: bottleneck rate x RTT, in packets of the first group's size.
@@ -716,19 +915,24 @@ fn build_dumbbell(
         let mut sum = 0f64;
         let mut n = 0f64;
         for (g, a) in groups.iter().zip(&access) {
-            let rtt = 2.0 * (a.delay + b_delay + a.rdelay).secs_f64();
-            sum += rtt * g.count as f64;
+            sum += 2.0 * (a.delay + b_delay + a.rdelay).secs_f64() * g.count as f64;
             n += g.count as f64;
         }
-        sum / n
+        // Without TCP flows: the bottleneck's own round trip plus 1 ms access links.
+        if n > 0.0 {
+            sum / n
+        } else {
+            2.0 * (b_delay.secs_f64() + 0.002)
+        }
     };
     let bdp_rtt = match &t.bdp_rtt {
         None => mean_rtt,
         Some(s) => time("topology.bdp_rtt", s)?.secs_f64(),
     };
-    let bdp_pkts = b_rate.0 as f64 / 8.0 * bdp_rtt / groups[0].tcp.mss as f64;
+    let bdp_pkts = b_rate.0 as f64 / 8.0 * bdp_rtt / pkt_size as f64;
 
-    let buf = buffer("topology.bottleneck.buffer", b.buffer.as_deref().unwrap_or("1bdp"))?;
+    let buf_text = b.buffer.as_deref().unwrap_or("1bdp");
+    let buf = buffer("topology.bottleneck.buffer", buf_text)?;
     let cap = capacity(buf, Some(bdp_pkts), "topology.bottleneck.buffer")?;
     let site = |cap, link_index| QueueSite {
         field: "topology.bottleneck.queue",
@@ -736,44 +940,154 @@ fn build_dumbbell(
         params: b.queue_params.as_ref(),
         cap,
         rate: b_rate,
-        pkt_size: groups[0].tcp.mss,
+        pkt_size,
         seed,
         link_index,
     };
     let q = make_queue(&site(cap, 0))?;
-    let rbuf = buffer("topology.bottleneck.reverse_buffer", b.reverse_buffer.as_deref().unwrap_or("unlimited"))?;
+    // Two-way traffic: the reverse direction gets the same buffer unless told otherwise.
+    let two_way = sc.flows.iter().any(|f| f.reverse == Some(true)) || sc.udp.iter().any(|u| u.reverse == Some(true));
+    let rdefault = if two_way { buf_text } else { "unlimited" };
+    let rbuf = buffer("topology.bottleneck.reverse_buffer", b.reverse_buffer.as_deref().unwrap_or(rdefault))?;
     let rcap = capacity(rbuf, Some(bdp_pkts), "topology.bottleneck.reverse_buffer")?;
     let rq = make_queue(&site(rcap, 1))?;
     let loss = loss_model("topology.bottleneck.loss", b.loss, seed, 0)?;
 
-    let total: u32 = groups.iter().map(|g| g.count).sum();
-    let mut sim = Simulation::new(2 + 2 * total as usize);
+    let mut sim = Simulation::new(2);
     let mut l = Link::new("bottleneck".into(), 0, 1, b_rate, b_delay, q);
     l.role = "bottleneck";
     l.loss = loss;
     let bl = sim.add_link(l);
     let mut l = Link::new("bottleneck.reverse".into(), 1, 0, b_rate, b_delay, rq);
     l.role = "reverse";
-    sim.add_link(l);
+    let rl = sim.add_link(l);
     sim.monitored.push(bl);
-    let mut idx = 0u32;
-    for (g, a) in groups.iter().zip(&access) {
-        for _ in 0..g.count {
-            let (s, d) = (2 + 2 * idx, 3 + 2 * idx);
-            for (name, from, to, r, dl) in [
-                (format!("s{idx}->r1"), s, 0, a.rate, a.delay),
-                (format!("r1->s{idx}"), 0, s, a.rate, a.delay),
-                (format!("r2->d{idx}"), 1, d, a.rrate, a.rdelay),
-                (format!("d{idx}->r2"), d, 1, a.rrate, a.rdelay),
-            ] {
-                let mut l = Link::new(name, from, to, r, dl, unlimited());
-                l.role = "access";
-                sim.add_link(l);
+    if two_way {
+        sim.monitored.push(rl);
+    }
+    Ok((sim, bdp_pkts, access))
+}
+
+/// A UDP group's settings.
+struct UdpSettings {
+    count: u32,
+    rate: Rate,
+    size: u32,
+    start: SimTime,
+    stop: Option<SimTime>,
+    on_off: Option<(Dist, Dist)>,
+}
+
+fn udp_settings(u: &UdpGroup, p: &str, duration: SimTime) -> Result<UdpSettings, ScenarioError> {
+    let count = u.count.unwrap_or(1);
+    if count == 0 || count > 1_000_000 {
+        return Err(err(format!("{p}.count"), count, "a whole number from 1 to 1000000"));
+    }
+    let r = rate(&format!("{p}.rate"), &u.rate)?;
+    let size = match &u.packet_size {
+        None => 1000,
+        Some(s) => bytes(&format!("{p}.packet_size"), s)?,
+    };
+    if !(20..=65_535).contains(&size) {
+        return Err(err(format!("{p}.packet_size"), u.packet_size.clone().unwrap_or_default(), "20B to 65535B"));
+    }
+    let start = match &u.start {
+        None => SimTime::ZERO,
+        Some(s) => time(&format!("{p}.start"), s)?,
+    };
+    if start > duration {
+        return Err(err(format!("{p}.start"), u.start.clone().unwrap_or_default(), "a time within the duration"));
+    }
+    let stop = match &u.stop {
+        None => None,
+        Some(s) => {
+            let t = time(&format!("{p}.stop"), s)?;
+            if t <= start {
+                return Err(err(format!("{p}.stop"), s, "a time after the start"));
             }
-            idx += 1;
+            Some(t)
+        }
+    };
+    let on_off = match (&u.on_time, &u.off_time) {
+        (None, None) => None,
+        (Some(on), Some(off)) => {
+            let on_t = time(&format!("{p}.on_time"), on)?;
+            let off_t = time(&format!("{p}.off_time"), off)?;
+            if on_t == SimTime::ZERO {
+                return Err(err(format!("{p}.on_time"), on, "a duration > 0"));
+            }
+            Some((Dist::Exponential { mean: on_t.secs_f64() }, Dist::Exponential { mean: off_t.secs_f64() }))
+        }
+        (Some(on), None) => {
+            return Err(err(format!("{p}.off_time"), "(missing)", format!("off_time with on_time = {on}")))
+        }
+        (None, Some(off)) => {
+            return Err(err(format!("{p}.on_time"), "(missing)", format!("on_time with off_time = {off}")))
+        }
+    };
+    Ok(UdpSettings { count, rate: r, size: size as u32, start, stop, on_off })
+}
+
+/// The web section's settings.
+struct WebSettings {
+    cfg: WebConfig,
+    servers: u32,
+    clients: u32,
+    tcp: TcpConfig,
+    rcv: ReceiverConfig,
+    cc_name: String,
+    params: Params,
+}
+
+fn web_settings(w: &WebSpec, duration: SimTime) -> Result<WebSettings, ScenarioError> {
+    for (name, v) in [
+        ("sessions", w.sessions),
+        ("pages_per_session", w.pages_per_session),
+        ("servers", w.servers),
+        ("clients", w.clients),
+    ] {
+        if v == 0 || v > 10_000_000 {
+            return Err(err(format!("web.{name}"), v, "a whole number from 1 to 10000000"));
         }
     }
-    Ok((sim, Some(bdp_pkts)))
+    // The object transfers are TCP flows: validate them as a flow group.
+    let as_group = FlowGroup {
+        cc: w.cc.clone().unwrap_or_else(|| "newreno".into()),
+        cc_params: w.cc_params.clone(),
+        recovery: w.recovery.clone(),
+        packet_size: w.packet_size.clone(),
+        ..FlowGroup::default()
+    };
+    let g = group_settings(&as_group, "web", duration)?;
+    let session_start = match &w.session_start {
+        None => SimTime::ZERO,
+        Some(s) => time("web.session_start", s)?,
+    };
+    let session_spread = match &w.session_spread {
+        None => SimTime::ZERO,
+        Some(s) => time("web.session_spread", s)?,
+    };
+    let cfg = WebConfig {
+        sessions: w.sessions,
+        pages_per_session: w.pages_per_session,
+        session_start,
+        session_spread,
+        inter_page: traffic::dist("web.inter_page", &w.inter_page)?,
+        objects_per_page: traffic::dist("web.objects_per_page", &w.objects_per_page)?,
+        inter_object: traffic::dist("web.inter_object", &w.inter_object)?,
+        object_size: traffic::dist("web.object_size", &w.object_size)?,
+        servers: w.servers,
+        clients: w.clients,
+    };
+    Ok(WebSettings {
+        cfg,
+        servers: w.servers,
+        clients: w.clients,
+        tcp: g.tcp,
+        rcv: g.rcv,
+        cc_name: g.cc_name,
+        params: g.params,
+    })
 }
 
 fn node_index(sc: &Scenario, field: &str, name: &str) -> Result<u32, ScenarioError> {
@@ -785,10 +1099,9 @@ fn node_index(sc: &Scenario, field: &str, name: &str) -> Result<u32, ScenarioErr
         .ok_or_else(|| err(field, name, format!("a node in topology.nodes: {}", nodes.join(", "))))
 }
 
-fn graph_endpoints(sc: &Scenario, spec: &FlowGroup, gi: usize) -> Result<(u32, u32), ScenarioError> {
-    let p = format!("flows[{gi}]");
-    let src = spec.src.as_deref().ok_or_else(|| err(format!("{p}.src"), "(missing)", "a node name"))?;
-    let dst = spec.dst.as_deref().ok_or_else(|| err(format!("{p}.dst"), "(missing)", "a node name"))?;
+fn graph_endpoints(sc: &Scenario, src: Option<&str>, dst: Option<&str>, p: &str) -> Result<(u32, u32), ScenarioError> {
+    let src = src.ok_or_else(|| err(format!("{p}.src"), "(missing)", "a node name"))?;
+    let dst = dst.ok_or_else(|| err(format!("{p}.dst"), "(missing)", "a node name"))?;
     let s = node_index(sc, &format!("{p}.src"), src)?;
     let d = node_index(sc, &format!("{p}.dst"), dst)?;
     if s == d {
@@ -797,7 +1110,7 @@ fn graph_endpoints(sc: &Scenario, spec: &FlowGroup, gi: usize) -> Result<(u32, u
     Ok((s, d))
 }
 
-fn build_graph(sc: &Scenario, groups: &[GroupSettings], seed: u64) -> Result<Simulation, ScenarioError> {
+fn build_graph(sc: &Scenario, pkt_size: u32, seed: u64) -> Result<Simulation, ScenarioError> {
     let t = &sc.topology;
     if t.bottleneck.is_some() {
         return Err(err("topology.bottleneck", "(set)", "a bottleneck only with kind = \"dumbbell\"; use links"));
@@ -833,7 +1146,7 @@ fn build_graph(sc: &Scenario, groups: &[GroupSettings], seed: u64) -> Result<Sim
                 params: l.queue_params.as_ref(),
                 cap,
                 rate: r,
-                pkt_size: groups.first().map_or(1500, |g| g.tcp.mss),
+                pkt_size,
                 seed,
                 link_index,
             })?;
