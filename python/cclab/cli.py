@@ -10,6 +10,7 @@ propagate and never print tracebacks for them.
 from __future__ import annotations
 
 import re
+import subprocess
 import sys
 from pathlib import Path
 from typing import Annotated, Any, List, NoReturn, Optional
@@ -212,7 +213,7 @@ def run(
 def check(scenario: ScenarioArg, seed: SeedOpt = None) -> None:
     """Validate a scenario without running it."""
     sc = check_scenario(load_scenario(scenario), seed)
-    n_flows = sum(int(g.get("count", 1)) for g in sc["flows"])
+    n_flows = sum(int(g.get("count", 1)) for g in sc.get("flows", []))
     kind = sc.get("topology", {}).get("kind", "dumbbell")
     _stdout().print(f"ok: {scenario}: {kind}, {n_flows} flow(s), {sc['duration']} simulated")
 
@@ -228,3 +229,74 @@ def algorithms() -> None:
     con = _stdout()
     con.print(t)
     con.print("loss recovery (recovery = ...): " + ", ".join(_core.recoveries()))
+
+
+@app.command()
+def bench(
+    cases: Annotated[
+        Optional[List[str]], typer.Argument(help="Benchmark cases: B1 B2 B3 B4 (default: all).", show_default=False)
+    ] = None,
+    ns3: Annotated[
+        Optional[str],
+        typer.Option(
+            "--ns3",
+            help="Also run ns-3's dumbbell_bench on each case and print the ratio: a path to the "
+            "binary, or 'auto' for $CCLAB_NS3_BENCH or ../shared/bench/ns3/dumbbell_bench.",
+            show_default=False,
+        ),
+    ] = None,
+    ns3_timeout: Annotated[float, typer.Option("--ns3-timeout", help="Seconds before an ns-3 run is abandoned.")] = 1800.0,
+    quick: Annotated[bool, typer.Option("--quick", help="Simulate 2 s of each case: a smoke run, not a measurement.")] = False,
+) -> None:
+    """Speed benchmarks B1-B4: delivered data packets per wall-clock second and peak memory.
+
+    Each case runs in a fresh process so its peak memory is its own. Machines are
+    noisy: compare figures from one run, side by side.
+    """
+    from . import bench as b
+
+    keys = [c.upper() for c in (cases or list(b.CASES))]
+    for k in keys:
+        if k not in b.CASES:
+            fail("cases", f"unknown case {k!r}; accepted: {', '.join(b.CASES)}")
+    binary = None
+    if ns3 is not None:
+        binary = b.find_ns3() if ns3 == "auto" else Path(ns3)
+        if binary is None or not binary.is_file():
+            fail("--ns3", f"no ns-3 benchmark binary at {ns3!r}; build it with ../shared/bench/ns3/build.sh")
+    con = Console(highlight=False, width=max(_stdout().width, 150))
+    m = b.machine()
+    con.print(f"machine: {m['platform']}, {m['cores']} cores, Python {m['python']}, cclab {m['cclab']}")
+    for k in keys:
+        con.print(f"  {k}: {b.CASES[k].title}")
+    t = Table(title="cclab bench" + (" (--quick: 2 s simulated)" if quick else ""), title_justify="left")
+    for col, just in [("case", "left"), ("wall s", "right"), ("delivered pkts", "right"),
+                      ("pkts/s", "right"), ("sim MiB", "right"), ("peak MiB", "right"), ("utilization", "right")]:
+        t.add_column(col, justify=just)  # type: ignore[arg-type]
+    if binary is not None:
+        for col in ("ns-3 pkts/s", "ns-3 MiB", "speed ratio", "memory ratio"):
+            t.add_column(col, justify="right")
+    for k in keys:
+        case = b.CASES[k]
+        ok, why = b.available(case)
+        if not ok:
+            t.add_row(k, "-", "-", "-", "-", "-", f"skipped: {why}")
+            continue
+        r = b.run_isolated(k, quick=quick)
+        row = [k, f"{r['wall_s']:.2f}", f"{r['delivered_pkts']:,}", f"{r['pkts_per_s']:,.0f}",
+               f"{r['sim_rss_mib']:.1f}", f"{r['peak_rss_mib']:.1f}", f"{r['utilization']:.4f}"]
+        if binary is not None:
+            if case.ns3_args is None or quick:
+                row += ["not run", "", "", ""]
+            else:
+                try:
+                    n = b.run_ns3(binary, case, ns3_timeout)
+                    row += [f"{n['pkts_per_s']:,.0f}", f"{n['peak_rss_mib']:.1f}",
+                            f"{r['pkts_per_s'] / n['pkts_per_s']:.1f}x", f"{n['peak_rss_mib'] / r['peak_rss_mib']:.2f}x"]
+                except (RuntimeError, OSError, subprocess.TimeoutExpired) as e:
+                    row += [f"failed: {str(e)[:60]}", "", "", ""]
+        t.add_row(*row)
+        con.print(f"{k} done: {r['pkts_per_s']:,.0f} delivered pkts/s")
+    con.print(t)
+    if binary is not None and any(b.CASES[k].ns3_args is None for k in keys):
+        con.print("ns-3 does not finish B3 as specified (see ../shared/bench/README.md); it is not run.")

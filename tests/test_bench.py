@@ -1,0 +1,43 @@
+"""`cclab bench` runs the benchmark scenarios it names (figures are printed, never asserted)."""
+
+from __future__ import annotations
+
+import copy
+
+from typer.testing import CliRunner
+
+import cclab
+from cclab import bench
+from cclab.cli import app
+
+
+def test_isolated_benchmark_runs_exactly_the_named_scenario():
+    r = bench.run_isolated("B1", quick=True)
+    sc = copy.deepcopy(bench.CASES["B1"].scenario)
+    sc["duration"] = bench.QUICK_DURATION
+    same = cclab.run(sc, seed=1)
+    assert r["delivered_pkts"] == int(same.flows["delivered_pkts"].sum())
+    assert r["delivered_pkts"] > 0 and r["peak_rss_mib"] > 0
+
+
+def test_benchmarks_match_the_design_table():
+    # B1-B4 of shared/DESIGN.md: flows, algorithm, bottleneck, RTT (2 x (1 + d + 1) ms), buffer, duration.
+    want = {
+        "B1": (1, "newreno", "100Mbps", "38ms", "0.25bdp", "120s"),
+        "B2": (50, "cubic", "500Mbps", "38ms", "1bdp", "60s"),
+        "B3": (100, "highspeed", "10Gbps", "48ms", "0.1bdp", "20s"),
+        "B4": (10, "newreno", "1Gbps", "23ms", "1bdp", "60s"),
+    }
+    for key, (n, cc, rate, delay, buf, dur) in want.items():
+        sc = bench.CASES[key].scenario
+        f = sc["flows"][0]
+        b = sc["topology"]["bottleneck"]
+        assert (f.get("count", 1), f["cc"], b["rate"], b["delay"], b["buffer"], sc["duration"]) == (n, cc, rate, delay, buf, dur)
+        assert f["recovery"] == "sack"
+    assert bench.CASES["B4"].scenario["topology"]["bottleneck"]["queue"] == "ared"
+
+
+def test_unknown_case_is_one_line_and_exit_2():
+    res = CliRunner().invoke(app, ["bench", "B9"])
+    assert res.exit_code == 2
+    assert "B9" in res.output and "accepted" in res.output
