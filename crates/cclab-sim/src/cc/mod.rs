@@ -31,6 +31,7 @@ pub mod rtt_round;
 pub mod scalable;
 pub mod vegas;
 pub mod westwood;
+pub mod xcp;
 
 use crate::units::SimTime;
 use std::collections::BTreeMap;
@@ -94,7 +95,19 @@ pub struct AckSample {
 /// A small header the algorithm writes on each data segment and the receiver
 /// echoes on the ACK (TCP-GT's epoch number, for instance).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct CcHeader(pub [u32; 2]);
+pub struct CcHeader(pub [u32; 3]);
+
+impl CcHeader {
+    /// Reads word `i` as an `f32` (XCP's fields are floats).
+    pub fn f32(&self, i: usize) -> f32 {
+        f32::from_bits(self.0[i])
+    }
+
+    /// Writes word `i` as an `f32`.
+    pub fn set_f32(&mut self, i: usize, v: f32) {
+        self.0[i] = v.to_bits();
+    }
+}
 
 /// A congestion-control algorithm. Only `ssthresh` and `cong_avoid` are
 /// required; the rest default to doing nothing.
@@ -284,6 +297,11 @@ pub const REGISTRY: &[Registration] = &[
         name: "htcp",
         summary: "H-TCP (Leith, Shorten 2004): alpha grows with time since the last loss, beta = RTTmin/RTTmax in [0.5, 0.8]",
         build: htcp::build,
+    },
+    Registration {
+        name: "xcp",
+        summary: "XCP sender (Katabi et al. 2002): window moved by router feedback; needs queue = \"xcp\" on the bottleneck",
+        build: xcp::build,
     },
 ];
 

@@ -7,6 +7,7 @@
 pub mod droptail;
 pub mod gared;
 pub mod red;
+pub mod xcp;
 
 use crate::packet::Packet;
 use crate::units::SimTime;

@@ -24,6 +24,7 @@
 use crate::cc::{self, Params};
 use crate::net::Link;
 use crate::queue::red::{Adapt, Red, RedConfig};
+use crate::queue::xcp::{Xcp, XcpConfig};
 use crate::queue::{droptail::DropTail, Capacity, QueueDisc};
 use crate::rng::{self, stream_rng};
 use crate::sim::{FlowSetup, Simulation, WebState};
@@ -330,7 +331,7 @@ pub struct Built {
     pub bdp_pkts: Option<f64>,
 }
 
-const QUEUES: &str = "droptail, red, ared, gared";
+const QUEUES: &str = "droptail, red, ared, gared, xcp";
 
 /// What a queue discipline needs to know of its place.
 struct QueueSite<'a> {
@@ -396,6 +397,17 @@ fn make_queue(s: &QueueSite) -> Result<Box<dyn QueueDisc>, ScenarioError> {
             }
             let rng = stream_rng(s.seed, rng::stream::RED, s.link_index);
             Ok(Box::new(Red::new(cfg, s.cap, s.rate, rng)))
+        }
+        "xcp" => {
+            let mut r = cc::ParamReader::new(params);
+            let d = XcpConfig::default();
+            let cfg = XcpConfig {
+                alpha: r.get("alpha", d.alpha, 0.0, 10.0).map_err(perr)?,
+                beta: r.get("beta", d.beta, 0.0, 10.0).map_err(perr)?,
+                gamma: r.get("gamma", d.gamma, 0.0, 1.0).map_err(perr)?,
+            };
+            r.finish().map_err(perr)?;
+            Ok(Box::new(Xcp::new(cfg, s.cap, s.rate)))
         }
         other => Err(err(s.field, other, QUEUES)),
     }

@@ -219,7 +219,7 @@ mod tests {
             ts_val: SimTime(ts),
             ts_ecr: SimTime::ZERO,
             sack: [SackBlock::default(); 3],
-            cc: CcHeader([seq as u32, 7]),
+            cc: CcHeader([seq as u32, 7, 0]),
             flow: 0,
             size: 1000,
             hop: 0,
@@ -258,7 +258,7 @@ mod tests {
         assert_eq!(a.ts_ecr, SimTime(10)); // the out-of-order segment does not update TS.Recent
         let a = r.on_data(&data(1, 50), SimTime(51)).unwrap();
         assert_eq!(a.ts_ecr, SimTime(50)); // the retransmission filling the hole does
-        assert_eq!(a.cc, CcHeader([1, 7]));
+        assert_eq!(a.cc, CcHeader([1, 7, 0]));
     }
 
     #[test]
