@@ -10,6 +10,8 @@ Python::
     res.save("out/")     # Parquet + summary.json + scenario.toml; cclab.load("out/")
 
 A scenario is a TOML file or the same structure as a dict (docs/scenario.md).
+Parameter sweeps: ``cclab.sweep("sweep.toml", "out/")``, ``cclab.load_sweep("out/")``
+(docs/sweeps.md).
 """
 
 from __future__ import annotations
@@ -18,19 +20,25 @@ from . import _core
 from .result import Result, load
 from .run import run
 from .scenario import ScenarioError, check, load_scenario, to_toml
+from .sweep import Sweep, SweepError, load_sweep, sweep, sweep_stats
 
 __version__: str = _core.__version__
 
 __all__ = [
     "Result",
     "ScenarioError",
+    "Sweep",
+    "SweepError",
     "__version__",
     "algorithms",
     "check",
     "load",
     "load_scenario",
+    "load_sweep",
     "recoveries",
     "run",
+    "sweep",
+    "sweep_stats",
     "to_toml",
 ]
 
