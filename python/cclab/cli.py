@@ -300,3 +300,41 @@ def bench(
     con.print(t)
     if binary is not None and any(b.CASES[k].ns3_args is None for k in keys):
         con.print("ns-3 does not finish B3 as specified (see ../shared/bench/README.md); it is not run.")
+
+
+@app.command()
+def sweep(
+    definition: Annotated[Path, typer.Argument(help="Sweep TOML file (docs/sweeps.md).", show_default=False)],
+    out: Annotated[
+        Optional[Path],
+        typer.Option("--out", "-o", help="Sweep folder (default: ./cclab-out/NAME, NAME the sweep's name).",
+                     show_default=False),
+    ] = None,
+    jobs: Annotated[
+        Optional[int],
+        typer.Option("--jobs", "-j", help="Local worker processes (default: every core; 1: in this process).",
+                     show_default=False),
+    ] = None,
+    dask: Annotated[
+        Optional[str],
+        typer.Option("--dask", help="Run on a Dask cluster instead: the scheduler address, e.g. tcp://host:8786.",
+                     show_default=False),
+    ] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar, no report.")] = False,
+) -> None:
+    """Run a parameter sweep: every point of a grid or list, each replication with its own seed.
+
+    Every run is written to OUT/runs/<run id>/ as soon as it finishes; running the
+    same command again skips the runs already there (and tries failed ones again),
+    so an interrupted sweep resumes. Validates every point before anything runs.
+    Exit code 1 when some runs failed; load the table with cclab.load_sweep(OUT).
+    """
+    from .sweep import Sweep, execute, print_report
+
+    sw = Sweep.load(definition)
+    dest = out if out is not None else Path("cclab-out") / _safe_name(sw.name)
+    report = execute(sw, dest, jobs=jobs, dask=dask, progress=not quiet)
+    if not quiet:
+        print_report(report, _stdout())
+    if report.failed:
+        sys.exit(1)
