@@ -47,7 +47,18 @@ pub struct Packet {
     pub n_sack: u8,
     /// Set on a data segment that is a retransmission (for counting only).
     pub retx: bool,
+    /// ECN bits (RFC 3168): `ECT`, `CE` on data, `ECE` on ACKs, `CWR` on data.
+    pub ecn: u8,
 }
+
+/// ECN-capable transport (data).
+pub const ECT: u8 = 1;
+/// Congestion experienced, set by a router (data).
+pub const CE: u8 = 2;
+/// ECN echo (ACK).
+pub const ECE: u8 = 4;
+/// Congestion window reduced (data).
+pub const CWR: u8 = 8;
 
 impl Packet {
     pub fn is_data(&self) -> bool {

@@ -153,6 +153,7 @@ pub fn collect(sim: &Simulation, end: SimTime) -> RunOutput {
     t.u64("retransmits", fl.iter().map(|f| f.sender.stats.retransmits).collect());
     t.u64("timeouts", fl.iter().map(|f| f.sender.stats.timeouts).collect());
     t.u64("fast_retransmits", fl.iter().map(|f| f.sender.stats.fast_retransmits).collect());
+    t.u64("ecn_reductions", fl.iter().map(|f| f.sender.stats.ecn_reductions).collect());
     t.u64("drops", fl.iter().map(|f| f.counters.data_drops).collect());
     t.f64(
         "loss_rate",
@@ -193,6 +194,7 @@ pub fn collect(sim: &Simulation, end: SimTime) -> RunOutput {
     q.u64("drops_overflow", ls.iter().map(|l| l.qstats.drops[0]).collect());
     q.u64("drops_early", ls.iter().map(|l| l.qstats.drops[1]).collect());
     q.u64("drops_link", ls.iter().map(|l| l.qstats.drops[2]).collect());
+    q.u64("marks", ls.iter().map(|l| l.queue.marks()).collect());
     // The integrals are brought up to `end` on a copy.
     let mean_pkts: Vec<f64> = ls
         .iter()

@@ -98,3 +98,47 @@ rtt = "24ms"
     let sd = (0.01 * 0.99 / arrivals).sqrt();
     assert!((lost / arrivals - 0.01).abs() < 4.0 * sd, "{lost} of {arrivals}");
 }
+
+#[test]
+fn red_with_ecn_marks_instead_of_dropping_and_senders_back_off() {
+    let text = |ecn: u8| {
+        format!(
+            r#"
+duration = "30s"
+warmup = "10s"
+[topology]
+bottleneck = {{ rate = "100Mbps", delay = "18ms", buffer = "1bdp", queue = "red", queue_params = {{ min_th = 30, max_th = 90, q_weight = 0.002, ecn = {ecn} }} }}
+[[flows]]
+cc = "newreno"
+recovery = "sack"
+count = 4
+rtt = "40ms"
+start_spread = "1s"
+ecn = true
+# Without a slow-start overshoot the average never reaches 2 max_th, where drops are forced.
+init_ssthresh = 60
+"#
+        )
+    };
+    let marked = run_toml(&text(1), 1);
+    let dropped = run_toml(&text(0), 1);
+    let q = |o: &cclab_sim::RunOutput, c: &str| o.queues.u64s(c)[0];
+    let reductions: u64 = marked.flows.u64s("ecn_reductions").iter().sum();
+    let retx: u64 = marked.flows.u64s("retransmits").iter().sum();
+    eprintln!(
+        "ECN: marks {}, early drops {}, window reductions {reductions}, retransmits {retx}; without ECN: early drops {}",
+        q(&marked, "marks"),
+        q(&marked, "drops_early"),
+        q(&dropped, "drops_early")
+    );
+    assert!(q(&marked, "marks") > 0 && reductions > 0);
+    assert_eq!(q(&marked, "drops_early"), 0);
+    assert!(q(&dropped, "drops_early") > 0 && q(&dropped, "marks") == 0);
+    // The marks do the drops' job: the same utilization, the queue held below max_th,
+    // and no retransmission at all.
+    let u = |o: &cclab_sim::RunOutput| o.summary_value("bottleneck_utilization").unwrap();
+    eprintln!("utilization with ECN {:.4}, without {:.4}", u(&marked), u(&dropped));
+    assert!(u(&marked) > u(&dropped) - 0.02);
+    assert_eq!(retx, 0);
+    assert!(marked.summary_value("bottleneck_mean_queue_pkts").unwrap() < 90.0);
+}

@@ -72,6 +72,7 @@ mod tests {
             kind: Kind::Data,
             n_sack: 0,
             retx: false,
+            ecn: 0,
         }
     }
     const CTX: EnqueueContext = EnqueueContext { now: SimTime(0), idle_since: None };

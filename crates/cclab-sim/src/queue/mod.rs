@@ -49,6 +49,10 @@ pub trait QueueDisc: Send {
     fn max_p(&self) -> Option<f64> {
         None
     }
+    /// Packets marked (ECN CE) instead of dropped so far.
+    fn marks(&self) -> u64 {
+        0
+    }
 }
 
 /// A capacity in packets or bytes.

@@ -30,7 +30,7 @@
 
 use super::gared;
 use super::{Capacity, DropCause, EnqueueContext, QueueDisc};
-use crate::packet::Packet;
+use crate::packet::{Packet, CE, ECT};
 use crate::units::{Rate, SimTime};
 use rand::Rng;
 use rand_pcg::Pcg64;
@@ -73,6 +73,14 @@ pub struct RedConfig {
     pub top: f64,
     /// Lower bound of `max_p` (ARED only; gARED has none).
     pub bottom: f64,
+    /// Byte mode (ns-2's `queue_in_bytes_` and `bytes_` together): the average is kept
+    /// in bytes against thresholds of `min_th·mean_pktsize` and `max_th·mean_pktsize`,
+    /// `count` counts bytes in mean-size packets, and a packet's drop probability is
+    /// scaled by its size over `mean_pktsize`.
+    pub bytes: bool,
+    /// Mark ECN-capable packets (set CE) instead of dropping them early; forced drops
+    /// (above `max_th`, or `2·max_th` when gentle) and a full buffer still drop.
+    pub ecn: bool,
 }
 
 impl RedConfig {
@@ -92,6 +100,8 @@ impl RedConfig {
             beta: 0.9,
             top: 0.5,
             bottom: 0.01,
+            bytes: false,
+            ecn: false,
         }
     }
 
@@ -134,7 +144,7 @@ pub struct Red {
     /// The moving average, packets.
     pub avg: f64,
     /// Arrivals since the last early drop.
-    count: i64,
+    count: f64,
     /// The average was above `min_th` at the previous arrival (ns-2's `old`).
     above: bool,
     /// Current `max_p`.
@@ -142,6 +152,8 @@ pub struct Red {
     last_adapt: SimTime,
     /// The average at the previous adaptation (gARED's trend).
     old_avg: f64,
+    /// Packets marked CE instead of dropped.
+    marks: u64,
 }
 
 impl Red {
@@ -155,41 +167,52 @@ impl Red {
             bytes: 0,
             rng,
             avg: 0.0,
-            count: 0,
+            count: 0.0,
             above: false,
             last_adapt: SimTime::ZERO,
             old_avg: 0.0,
+            marks: 0,
         }
     }
 
-    /// Updates the average for an arrival at a queue of `qlen` packets (ns-2 `estimator`).
-    fn update_avg(&mut self, qlen: usize, ctx: &EnqueueContext) {
+    /// Packets, or bytes in byte mode: the unit of the average and the thresholds.
+    fn unit(&self) -> f64 {
+        if self.cfg.bytes {
+            self.cfg.mean_pktsize
+        } else {
+            1.0
+        }
+    }
+
+    /// Updates the average for an arrival at a queue of `qlen` packets or bytes (ns-2 `estimator`).
+    fn update_avg(&mut self, qlen: f64, ctx: &EnqueueContext) {
         let w = self.cfg.q_weight;
         if let (Some(since), true) = (ctx.idle_since, self.q.is_empty()) {
             let m = ((ctx.now.0 - since.0.min(ctx.now.0)) as f64 * self.pkts_per_ps).floor();
             self.avg *= (1.0 - w).powf(m);
         }
-        self.avg = (1.0 - w) * self.avg + w * qlen as f64;
+        self.avg = (1.0 - w) * self.avg + w * qlen;
     }
 
     /// The drop probability before spreading by `count`.
     pub fn p_b(&self) -> f64 {
         let c = &self.cfg;
-        let p = if self.avg >= c.max_th {
+        let (min_th, max_th) = (c.min_th * self.unit(), c.max_th * self.unit());
+        let p = if self.avg >= max_th {
             if c.gentle {
-                self.max_p + (1.0 - self.max_p) * (self.avg - c.max_th) / c.max_th
+                self.max_p + (1.0 - self.max_p) * (self.avg - max_th) / max_th
             } else {
                 1.0
             }
         } else {
-            self.max_p * (self.avg - c.min_th) / (c.max_th - c.min_th)
+            self.max_p * (self.avg - min_th) / (max_th - min_th)
         };
         p.clamp(0.0, 1.0)
     }
 
     /// Spreads `p_b` over the arrivals since the last drop.
     pub fn p_a(&self, p_b: f64) -> f64 {
-        let cp = self.count as f64 * p_b;
+        let cp = self.count * p_b;
         let p = if self.cfg.wait {
             if cp < 1.0 {
                 0.0
@@ -213,12 +236,14 @@ impl Red {
         self.last_adapt = now;
         let c = &self.cfg;
         let (lo, hi) = c.target();
+        // The rules compare the average in packets.
+        let avg = self.avg / self.unit();
         self.max_p = match c.adapt {
-            Adapt::Ared => ared_update(self.max_p, self.avg, lo, hi, c),
-            Adapt::Gared => gared::update(self.max_p, self.avg, self.old_avg, c.min_th, lo, hi, c),
+            Adapt::Ared => ared_update(self.max_p, avg, lo, hi, c),
+            Adapt::Gared => gared::update(self.max_p, avg, self.old_avg, c.min_th, lo, hi, c),
             Adapt::None => self.max_p,
         };
-        self.old_avg = self.avg;
+        self.old_avg = avg;
     }
 
     fn is_full(&self, size: u32) -> bool {
@@ -244,23 +269,25 @@ pub fn ared_update(max_p: f64, avg: f64, lo: f64, hi: f64, c: &RedConfig) -> f64
 }
 
 impl QueueDisc for Red {
-    fn enqueue(&mut self, pkt: Packet, ctx: &EnqueueContext) -> Result<(), (Packet, DropCause)> {
-        let qlen = self.q.len();
+    fn enqueue(&mut self, mut pkt: Packet, ctx: &EnqueueContext) -> Result<(), (Packet, DropCause)> {
+        let c = self.cfg;
+        let unit = self.unit();
+        let qlen = if c.bytes { self.bytes as f64 } else { self.q.len() as f64 };
         self.update_avg(qlen, ctx);
         self.adapt(ctx.now);
-        self.count += 1;
-        let c = self.cfg;
-        let hard = if c.gentle { 2.0 * c.max_th } else { c.max_th };
-        let mut early = false;
-        if self.avg >= c.min_th && qlen > 1 {
+        let weight = if c.bytes { pkt.size as f64 / c.mean_pktsize } else { 1.0 };
+        self.count += weight;
+        let hard = if c.gentle { 2.0 * c.max_th } else { c.max_th } * unit;
+        let (mut forced, mut early) = (false, false);
+        if self.avg >= c.min_th * unit && self.q.len() > 1 {
             if self.avg >= hard {
-                early = true;
+                forced = true;
             } else if !self.above {
                 // Just crossed min_th: start counting, no drop (ns-2).
                 self.above = true;
-                self.count = 1;
+                self.count = weight;
             } else {
-                let p = self.p_a(self.p_b());
+                let p = (self.p_a(self.p_b()) * weight).min(1.0);
                 if self.rng.gen::<f64>() <= p {
                     early = true;
                 }
@@ -268,12 +295,17 @@ impl QueueDisc for Red {
         } else {
             self.above = false;
         }
-        if early {
-            self.count = 0;
-            return Err((pkt, DropCause::Early));
+        if forced || early {
+            self.count = 0.0;
+            if early && c.ecn && pkt.ecn & ECT != 0 {
+                pkt.ecn |= CE;
+                self.marks += 1;
+            } else {
+                return Err((pkt, DropCause::Early));
+            }
         }
         if self.is_full(pkt.size) {
-            self.count = 0;
+            self.count = 0.0;
             return Err((pkt, DropCause::Overflow));
         }
         self.bytes += pkt.size as u64;
@@ -300,7 +332,11 @@ impl QueueDisc for Red {
     }
 
     fn avg_len(&self) -> Option<f64> {
-        Some(self.avg)
+        Some(self.avg / self.unit())
+    }
+
+    fn marks(&self) -> u64 {
+        self.marks
     }
 
     fn max_p(&self) -> Option<f64> {
@@ -328,6 +364,7 @@ mod tests {
             kind: Kind::Data,
             n_sack: 0,
             retx: false,
+            ecn: 0,
         }
     }
 
@@ -383,10 +420,10 @@ mod tests {
     #[test]
     fn wait_spreads_drops_uniformly_over_one_over_p_arrivals() {
         let mut r = red(RedConfig::red());
-        r.count = 10;
+        r.count = 10.0;
         // count * p = 0.5 < 1: no drop yet with wait.
         assert_eq!(r.p_a(0.05), 0.0);
-        r.count = 30;
+        r.count = 30.0;
         // count * p = 1.5: p / (2 - 1.5) = 0.1
         assert!((r.p_a(0.05) - 0.1).abs() < 1e-12);
     }
@@ -432,5 +469,42 @@ mod tests {
         assert_eq!(ared_update(0.5, 20.0, lo, hi, &c), 0.5);
         // Small max_p increases by a quarter of itself.
         assert!((ared_update(0.02, 12.0, lo, hi, &c) - 0.025).abs() < 1e-12);
+    }
+
+    #[test]
+    fn ecn_capable_packets_are_marked_not_dropped_early() {
+        let cfg = RedConfig { ecn: true, ..RedConfig::red() };
+        let mut r = red(cfg);
+        for _ in 0..5 {
+            r.q.push_back(pkt());
+        }
+        r.above = true;
+        r.avg = 14.0;
+        r.count = 1000.0; // count * p_b >= 2: the early decision is certain
+        let mut p = pkt();
+        p.ecn = ECT;
+        r.enqueue(p, &busy(SimTime::ZERO)).unwrap();
+        assert_eq!(r.q.back().unwrap().ecn, ECT | CE);
+        assert_eq!(r.marks(), 1);
+        // Not ECN-capable: dropped.
+        r.count = 1000.0;
+        assert_eq!(r.enqueue(pkt(), &busy(SimTime::ZERO)).unwrap_err().1, DropCause::Early);
+        // Above 2 max_th the drop is forced even for ECN-capable packets.
+        r.avg = 31.0;
+        let mut p = pkt();
+        p.ecn = ECT;
+        assert_eq!(r.enqueue(p, &busy(SimTime::ZERO)).unwrap_err().1, DropCause::Early);
+    }
+
+    #[test]
+    fn byte_mode_keeps_the_average_in_bytes_and_reports_it_in_packets() {
+        let cfg = RedConfig { bytes: true, q_weight: 0.5, min_th: 1e9, max_th: 2e9, ..RedConfig::red() };
+        let mut r = red(cfg); // mean_pktsize 500 B
+                              // Arrivals of 500 B see queues of 0, 500, 1000 bytes: avg = 0, 250, 625 bytes.
+        for _ in 0..3 {
+            r.enqueue(pkt(), &busy(SimTime::ZERO)).unwrap();
+        }
+        assert!((r.avg - 625.0).abs() < 1e-9, "{}", r.avg);
+        assert!((r.avg_len().unwrap() - 1.25).abs() < 1e-12);
     }
 }

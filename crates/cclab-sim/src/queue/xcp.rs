@@ -229,6 +229,7 @@ mod tests {
             kind: Kind::Data,
             n_sack: 0,
             retx: false,
+            ecn: 0,
         }
     }
 

@@ -248,6 +248,9 @@ pub struct FlowGroup {
     /// `overhead_`); breaks drop-tail phase effects. Default "0s".
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub overhead: Option<String>,
+    /// ECN (RFC 3168): packets are ECN-capable and ECN echoes reduce the window (default false).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ecn: Option<bool>,
     /// Dumbbell: send from the right side to the left, through the reverse
     /// bottleneck (two-way traffic; the reverse direction then gets the same
     /// buffer unless `reverse_buffer` says otherwise).
@@ -385,6 +388,8 @@ fn make_queue(s: &QueueSite) -> Result<Box<dyn QueueDisc>, ScenarioError> {
                 beta: r.get("beta", base.beta, 0.0, 1.0).map_err(perr)?,
                 top: r.get("top", base.top, 0.0, 1.0).map_err(perr)?,
                 bottom: r.get("bottom", base.bottom, 0.0, 1.0).map_err(perr)?,
+                bytes: r.get_flag("bytes", false).map_err(perr)?,
+                ecn: r.get_flag("ecn", false).map_err(perr)?,
             };
             r.finish().map_err(perr)?;
             if cfg.max_th <= cfg.min_th {
@@ -579,6 +584,7 @@ fn group_settings(g: &FlowGroup, p: &str, duration: SimTime) -> Result<GroupSett
             rto,
             timestamps,
             dupthresh,
+            ecn: g.ecn.unwrap_or(false),
         },
         rcv: ReceiverConfig {
             ack_size: ack_size as u32,

@@ -2,7 +2,7 @@
 //! echo (RFC 7323), and optional delayed ACKs (RFC 5681 section 4.2).
 
 use crate::cc::CcHeader;
-use crate::packet::{Kind, Packet, SackBlock};
+use crate::packet::{Kind, Packet, SackBlock, CE, CWR, ECE};
 use crate::units::SimTime;
 use std::collections::BTreeMap;
 
@@ -47,6 +47,8 @@ pub struct Receiver {
     /// In-order segments not yet acknowledged (delayed ACK).
     unacked: u32,
     last_cc: CcHeader,
+    /// A CE mark was received and no CWR since: ACKs carry ECE (RFC 3168 section 6.1.3).
+    ece: bool,
     /// When the delayed-ACK timer expires, if running.
     pub delack_deadline: Option<SimTime>,
     pub stats: ReceiverStats,
@@ -65,6 +67,7 @@ impl Receiver {
             last_ack_sent: 0,
             unacked: 0,
             last_cc: CcHeader::default(),
+            ece: false,
             delack_deadline: None,
             stats: ReceiverStats::default(),
         }
@@ -79,6 +82,12 @@ impl Receiver {
             self.ts_recent = p.ts_val;
         }
         self.last_cc = p.cc;
+        if p.ecn & CWR != 0 {
+            self.ece = false;
+        }
+        if p.ecn & CE != 0 {
+            self.ece = true;
+        }
         let immediate;
         if seq < self.rcv_nxt || self.covered(seq) {
             self.stats.duplicates += 1;
@@ -193,6 +202,7 @@ impl Receiver {
             kind: Kind::Ack,
             n_sack,
             retx: false,
+            ecn: if self.ece { ECE } else { 0 },
         }
     }
 }
@@ -226,6 +236,7 @@ mod tests {
             kind: Kind::Data,
             n_sack: 0,
             retx: false,
+            ecn: 0,
         }
     }
 

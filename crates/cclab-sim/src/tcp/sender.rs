@@ -15,7 +15,7 @@ use super::recovery::Recovery;
 use super::rtt::{RtoConfig, RttEstimator};
 use super::scoreboard::Scoreboard;
 use crate::cc::{AckSample, CaState, CongestionControl, CwndEvent, SenderView};
-use crate::packet::{Kind, Packet, SackBlock};
+use crate::packet::{Kind, Packet, SackBlock, CWR, ECE, ECT};
 use crate::units::SimTime;
 
 /// Most packets one ACK may count towards window growth (RFC 3465's L, in segments).
@@ -41,6 +41,8 @@ pub struct TcpConfig {
     pub timestamps: bool,
     /// Duplicate ACKs that trigger fast retransmit.
     pub dupthresh: u32,
+    /// ECN (RFC 3168): data is ECN-capable, and an ECN echo reduces the window as a loss would.
+    pub ecn: bool,
 }
 
 impl Default for TcpConfig {
@@ -55,6 +57,7 @@ impl Default for TcpConfig {
             rto: RtoConfig::default(),
             timestamps: true,
             dupthresh: 3,
+            ecn: false,
         }
     }
 }
@@ -68,6 +71,8 @@ pub struct SenderStats {
     pub timeouts: u64,
     /// Fast retransmits (entries into fast recovery).
     pub fast_retransmits: u64,
+    /// Window reductions in response to ECN echoes.
+    pub ecn_reductions: u64,
 }
 
 pub struct Sender {
@@ -86,6 +91,10 @@ pub struct Sender {
     /// `snd_max` when the current recovery started: recovery ends once the ACK reaches it.
     recover: u64,
     partial_acks: u32,
+    /// No ECN reduction until the ACK passes this (once per window, RFC 3168 section 6.1.2).
+    ecn_recover: u64,
+    /// Set CWR on the next data segment.
+    send_cwr: bool,
     pub rtt: RttEstimator,
     /// When the retransmission timer expires, if it is running.
     pub rto_deadline: Option<SimTime>,
@@ -108,6 +117,8 @@ impl Sender {
             dupacks: 0,
             recover: 0,
             partial_acks: 0,
+            ecn_recover: 0,
+            send_cwr: false,
             rtt: RttEstimator::new(cfg.rto),
             rto_deadline: None,
             stats: SenderStats::default(),
@@ -165,6 +176,11 @@ impl Sender {
         self.sb.on_send(seq, now);
         let v = self.view(now);
         let cc = self.cc.on_send(&v, seq);
+        let mut ecn = if self.cfg.ecn { ECT } else { 0 };
+        if self.send_cwr {
+            ecn |= CWR;
+            self.send_cwr = false;
+        }
         out.push(Packet {
             seq,
             ts_val: now,
@@ -177,6 +193,7 @@ impl Sender {
             kind: Kind::Data,
             n_sack: 0,
             retx,
+            ecn,
         });
         self.stats.sent += 1;
         if retx {
@@ -289,6 +306,9 @@ impl Sender {
             self.cc.pkts_acked(&v, &s);
         }
 
+        if ack.ecn & ECE != 0 {
+            self.on_ecn_echo(a, now);
+        }
         if newly_acked > 0 {
             self.on_new_ack(a, newly_acked, fresh, now, out);
         } else if self.sb.high() > una {
@@ -367,6 +387,23 @@ impl Sender {
             }
             CaState::Loss => {}
         }
+    }
+
+    /// An ECN echo: reduce as for a loss, without retransmitting, at most once per window
+    /// and not during loss recovery (RFC 3168 section 6.1.2).
+    /// `ecn_recover = 0` before the first reduction, so the first echo always counts.
+    fn on_ecn_echo(&mut self, ack: u64, now: SimTime) {
+        // Not again until data sent after the last reduction (from `ecn_recover` on, the
+        // first carrying CWR) is acknowledged.
+        if !self.cfg.ecn || !matches!(self.state, CaState::Open | CaState::Disorder) || ack <= self.ecn_recover {
+            return;
+        }
+        let v = self.view(now);
+        self.ssthresh = self.cc.ssthresh(&v);
+        self.cwnd = self.ssthresh.max(1.0);
+        self.ecn_recover = self.sb.high();
+        self.send_cwr = true;
+        self.stats.ecn_reductions += 1;
     }
 
     /// The retransmission timer fired (RFC 6298 (5.4)–(5.7)).
