@@ -29,6 +29,7 @@ pub mod htcp;
 pub mod reno;
 pub mod rtt_round;
 pub mod scalable;
+pub mod tcp_gt;
 pub mod vegas;
 pub mod westwood;
 pub mod xcp;
@@ -302,6 +303,11 @@ pub const REGISTRY: &[Registration] = &[
         name: "xcp",
         summary: "XCP sender (Katabi et al. 2002): window moved by router feedback; needs queue = \"xcp\" on the bottleneck",
         build: xcp::build,
+    },
+    Registration {
+        name: "tcp-gt",
+        summary: "TCP-GT (Jung, Kim, Yeom, Kang 2010): window moved by goodput - throughput per epoch; IIMD with window splitting",
+        build: tcp_gt::build,
     },
 ];
 
