@@ -25,11 +25,14 @@ pub mod cr;
 pub mod cubic;
 pub mod fast;
 pub mod highspeed;
+pub mod hrf;
 pub mod htcp;
+pub mod lsrtt;
 pub mod reno;
 pub mod rtt_round;
 pub mod scalable;
 pub mod tcp_gt;
+pub mod ubr;
 pub mod vegas;
 pub mod westwood;
 pub mod xcp;
@@ -308,6 +311,26 @@ pub const REGISTRY: &[Registration] = &[
         name: "tcp-gt",
         summary: "TCP-GT (Jung, Kim, Yeom, Kang 2010): window moved by goodput - throughput per epoch; IIMD with window splitting",
         build: tcp_gt::build,
+    },
+    Registration {
+        name: "hrf",
+        summary: "HRF-TCP (paper 001 eqs. 15-17): CR's +k RTT^2 per RTT while RTT = RTT_min, CI's +k' RTT once queued; Westwood decrease",
+        build: hrf::build,
+    },
+    Registration {
+        name: "w+cr+reno",
+        summary: "Paper 001 section 5.2 variant: Westwood decrease, CR increase without a queue, Reno's +1 per RTT with one",
+        build: hrf::build_w_cr_reno,
+    },
+    Registration {
+        name: "w+cr+cr",
+        summary: "Paper 001 section 5.2 variant: Westwood decrease, CR increase with and without a queue",
+        build: hrf::build_w_cr_cr,
+    },
+    Registration {
+        name: "ubr",
+        summary: "Reno plus an extra window for under-buffered links (paper 003 eqs. 1-4): fills what Reno leaves idle, up to W_full",
+        build: ubr::build,
     },
 ];
 
