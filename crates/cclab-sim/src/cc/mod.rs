@@ -24,9 +24,11 @@ pub mod ci;
 pub mod cr;
 pub mod cubic;
 pub mod fast;
+pub mod ghstcp;
 pub mod highspeed;
 pub mod hrf;
 pub mod htcp;
+pub mod ktcp;
 pub mod lsrtt;
 pub mod reno;
 pub mod rtt_round;
@@ -332,10 +334,24 @@ pub const REGISTRY: &[Registration] = &[
         summary: "Reno plus an extra window for under-buffered links (paper 003 eqs. 1-4): fills what Reno leaves idle, up to W_full",
         build: ubr::build,
     },
+    Registration {
+        name: "ghstcp",
+        summary: "gentle HighSpeed TCP (Zhang, Hasegawa, Murata): HighSpeed, but +1 packet per RTT while RTTs correlate with departure times (Fisher's Z > 3.09)",
+        build: ghstcp::build,
+    },
+    Registration {
+        name: "ktcp",
+        summary: "Kyushu-TCP add-on (Yoshimizu et al. 2010), alone on HighSpeed; \"<name>+ktcp\" wraps any algorithm: hold at 0.9 x the loss window for T_c^2 windows",
+        build: ktcp::build,
+    },
 ];
 
-/// Builds the algorithm registered as `name` with `params`.
+/// Builds the algorithm registered as `name` with `params`; `"<name>+ktcp"`
+/// wraps it in Kyushu-TCP (parameters `ktcp_*` are the wrapper's, see [`ktcp`]).
 pub fn build(name: &str, params: &Params) -> Result<Box<dyn CongestionControl>, ParamError> {
+    if let Some(inner) = name.strip_suffix(ktcp::SUFFIX) {
+        return ktcp::build_around(inner, params);
+    }
     match REGISTRY.iter().find(|r| r.name == name) {
         Some(r) => (r.build)(params),
         None => Err(ParamError { param: String::new(), value: name.to_string(), accepted: names().join(", ") }),
