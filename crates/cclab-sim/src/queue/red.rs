@@ -28,13 +28,13 @@
 //! - Lengths are in packets (ns-2's default); `mean_pktsize` serves only the
 //!   idle-time decay.
 
+use super::droptail::DropTail;
 use super::gared;
 use super::{Capacity, DropCause, EnqueueContext, QueueDisc};
 use crate::packet::{Packet, CE, ECT};
 use crate::units::{Rate, SimTime};
 use rand::Rng;
 use rand_pcg::Pcg64;
-use std::collections::VecDeque;
 
 /// How `max_p` is adapted.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -135,9 +135,8 @@ impl RedConfig {
 
 pub struct Red {
     cfg: RedConfig,
-    cap: Capacity,
-    q: VecDeque<Packet>,
-    bytes: u64,
+    /// The buffer behind the AQM decision.
+    fifo: DropTail,
     /// Packets of `mean_pktsize` the link sends per picosecond.
     pkts_per_ps: f64,
     rng: Pcg64,
@@ -162,9 +161,7 @@ impl Red {
             pkts_per_ps: link_rate.bps() as f64 / (8.0 * cfg.mean_pktsize) / 1e12,
             max_p: cfg.max_p,
             cfg,
-            cap,
-            q: VecDeque::new(),
-            bytes: 0,
+            fifo: DropTail::new(cap),
             rng,
             avg: 0.0,
             count: 0.0,
@@ -187,7 +184,7 @@ impl Red {
     /// Updates the average for an arrival at a queue of `qlen` packets or bytes (ns-2 `estimator`).
     fn update_avg(&mut self, qlen: f64, ctx: &EnqueueContext) {
         let w = self.cfg.q_weight;
-        if let (Some(since), true) = (ctx.idle_since, self.q.is_empty()) {
+        if let (Some(since), true) = (ctx.idle_since, self.fifo.len_pkts() == 0) {
             let m = ((ctx.now.0 - since.0.min(ctx.now.0)) as f64 * self.pkts_per_ps).floor();
             self.avg *= (1.0 - w).powf(m);
         }
@@ -245,14 +242,6 @@ impl Red {
         };
         self.old_avg = avg;
     }
-
-    fn is_full(&self, size: u32) -> bool {
-        match self.cap {
-            Capacity::Packets(n) => self.q.len() as u64 >= n,
-            Capacity::Bytes(b) => self.bytes + size as u64 > b,
-            Capacity::Unlimited => false,
-        }
-    }
 }
 
 /// Adaptive RED's rule (Floyd, Gummadi, Shenker 2001, Fig. 5): every interval,
@@ -272,14 +261,14 @@ impl QueueDisc for Red {
     fn enqueue(&mut self, mut pkt: Packet, ctx: &EnqueueContext) -> Result<(), (Packet, DropCause)> {
         let c = self.cfg;
         let unit = self.unit();
-        let qlen = if c.bytes { self.bytes as f64 } else { self.q.len() as f64 };
+        let qlen = if c.bytes { self.fifo.len_bytes() as f64 } else { self.fifo.len_pkts() as f64 };
         self.update_avg(qlen, ctx);
         self.adapt(ctx.now);
         let weight = if c.bytes { pkt.size as f64 / c.mean_pktsize } else { 1.0 };
         self.count += weight;
         let hard = if c.gentle { 2.0 * c.max_th } else { c.max_th } * unit;
         let (mut forced, mut early) = (false, false);
-        if self.avg >= c.min_th * unit && self.q.len() > 1 {
+        if self.avg >= c.min_th * unit && self.fifo.len_pkts() > 1 {
             if self.avg >= hard {
                 forced = true;
             } else if !self.above {
@@ -304,31 +293,23 @@ impl QueueDisc for Red {
                 return Err((pkt, DropCause::Early));
             }
         }
-        if self.is_full(pkt.size) {
-            self.count = 0.0;
-            return Err((pkt, DropCause::Overflow));
-        }
-        self.bytes += pkt.size as u64;
-        self.q.push_back(pkt);
-        Ok(())
+        self.fifo.enqueue(pkt, ctx).inspect_err(|_| self.count = 0.0)
     }
 
     fn dequeue(&mut self, _now: SimTime) -> Option<Packet> {
-        let p = self.q.pop_front()?;
-        self.bytes -= p.size as u64;
-        Some(p)
+        self.fifo.dequeue(_now)
     }
 
     fn len_pkts(&self) -> usize {
-        self.q.len()
+        self.fifo.len_pkts()
     }
 
     fn len_bytes(&self) -> u64 {
-        self.bytes
+        self.fifo.len_bytes()
     }
 
     fn packets(&self) -> Vec<Packet> {
-        self.q.iter().copied().collect()
+        self.fifo.packets()
     }
 
     fn avg_len(&self) -> Option<f64> {
@@ -432,7 +413,7 @@ mod tests {
     fn average_above_twice_max_th_drops_every_arrival_when_gentle() {
         let mut r = red(RedConfig::red());
         for _ in 0..5 {
-            r.q.push_back(pkt());
+            r.fifo.enqueue(pkt(), &busy(SimTime::ZERO)).unwrap();
         }
         r.avg = 31.0;
         r.above = true;
@@ -476,7 +457,7 @@ mod tests {
         let cfg = RedConfig { ecn: true, ..RedConfig::red() };
         let mut r = red(cfg);
         for _ in 0..5 {
-            r.q.push_back(pkt());
+            r.fifo.enqueue(pkt(), &busy(SimTime::ZERO)).unwrap();
         }
         r.above = true;
         r.avg = 14.0;
@@ -484,7 +465,7 @@ mod tests {
         let mut p = pkt();
         p.ecn = ECT;
         r.enqueue(p, &busy(SimTime::ZERO)).unwrap();
-        assert_eq!(r.q.back().unwrap().ecn, ECT | CE);
+        assert_eq!(r.fifo.packets().last().unwrap().ecn, ECT | CE);
         assert_eq!(r.marks(), 1);
         // Not ECN-capable: dropped.
         r.count = 1000.0;

@@ -23,10 +23,10 @@
 //! (`H_rtt = 0`, a sender's first window) and ACKs are left alone; the buffer
 //! behind the controller is a DropTail queue.
 
+use super::droptail::DropTail;
 use super::{Capacity, DropCause, EnqueueContext, QueueDisc};
 use crate::packet::{Kind, Packet};
 use crate::units::{Rate, SimTime};
-use std::collections::VecDeque;
 
 /// Header words of XCP's congestion header in `Packet::cc`.
 pub const H_CWND: usize = 0;
@@ -154,38 +154,26 @@ impl XcpController {
 /// A DropTail queue whose departures carry XCP feedback.
 pub struct Xcp {
     ctl: XcpController,
-    cap: Capacity,
-    q: VecDeque<Packet>,
-    bytes: u64,
+    fifo: DropTail,
 }
 
 impl Xcp {
     pub fn new(cfg: XcpConfig, cap: Capacity, rate: Rate) -> Self {
-        Xcp { ctl: XcpController::new(cfg, rate), cap, q: VecDeque::new(), bytes: 0 }
+        Xcp { ctl: XcpController::new(cfg, rate), fifo: DropTail::new(cap) }
     }
 }
 
 impl QueueDisc for Xcp {
     fn enqueue(&mut self, pkt: Packet, ctx: &EnqueueContext) -> Result<(), (Packet, DropCause)> {
-        self.ctl.tick(ctx.now, self.bytes as f64);
-        self.ctl.on_arrival(&pkt, self.bytes as f64);
-        let full = match self.cap {
-            Capacity::Packets(n) => self.q.len() as u64 >= n,
-            Capacity::Bytes(b) => self.bytes + pkt.size as u64 > b,
-            Capacity::Unlimited => false,
-        };
-        if full {
-            return Err((pkt, DropCause::Overflow));
-        }
-        self.bytes += pkt.size as u64;
-        self.q.push_back(pkt);
-        Ok(())
+        let queued = self.fifo.len_bytes() as f64;
+        self.ctl.tick(ctx.now, queued);
+        self.ctl.on_arrival(&pkt, queued);
+        self.fifo.enqueue(pkt, ctx)
     }
 
     fn dequeue(&mut self, now: SimTime) -> Option<Packet> {
-        self.ctl.tick(now, self.bytes as f64);
-        let mut p = self.q.pop_front()?;
-        self.bytes -= p.size as u64;
+        self.ctl.tick(now, self.fifo.len_bytes() as f64);
+        let mut p = self.fifo.dequeue(now)?;
         if let Some(fb) = self.ctl.feedback(&p) {
             let h = p.cc.f32(H_FEEDBACK) as f64;
             p.cc.set_f32(H_FEEDBACK, h.min(fb) as f32);
@@ -194,15 +182,15 @@ impl QueueDisc for Xcp {
     }
 
     fn len_pkts(&self) -> usize {
-        self.q.len()
+        self.fifo.len_pkts()
     }
 
     fn len_bytes(&self) -> u64 {
-        self.bytes
+        self.fifo.len_bytes()
     }
 
     fn packets(&self) -> Vec<Packet> {
-        self.q.iter().copied().collect()
+        self.fifo.packets()
     }
 }
 
