@@ -27,7 +27,7 @@
 //! | `rtt_ref` | RTT of the reference Reno flow, seconds | 0.040 | [0.001, 10] |
 //! | `queue_term` | 1: eq. (14) with the measured queueing delay; 0: eq. (8) | 1 | 0 or 1 |
 
-use super::{additive_increase, slow_start, CongestionControl, ParamError, ParamReader, Params, SenderView};
+use super::{CongestionControl, ParamError, ParamReader, Params, SenderView};
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct CiConfig {
@@ -90,15 +90,11 @@ impl CongestionControl for Ci {
     }
 
     fn ssthresh(&mut self, v: &SenderView) -> f64 {
-        (v.cwnd / 2.0).max(2.0)
+        super::halve(v)
     }
 
     fn cong_avoid(&mut self, v: &SenderView, acked: u32) -> f64 {
-        let (w, left) = if v.cwnd < v.ssthresh { slow_start(v.cwnd, v.ssthresh, acked) } else { (v.cwnd, acked) };
-        if left == 0 {
-            return w;
-        }
-        additive_increase(w, self.per_rtt(v), left)
+        super::slow_start_then_increase(v, acked, || self.per_rtt(v))
     }
 }
 

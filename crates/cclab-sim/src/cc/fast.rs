@@ -102,7 +102,7 @@ impl CongestionControl for Fast {
     }
 
     fn ssthresh(&mut self, v: &SenderView) -> f64 {
-        (v.cwnd / 2.0).max(2.0)
+        super::halve(v)
     }
 
     fn pkts_acked(&mut self, v: &SenderView, s: &AckSample) {

@@ -46,7 +46,7 @@
 use super::ci::{Ci, CiConfig};
 use super::cr::{Cr, CrConfig};
 use super::westwood::rtt_ratio_window;
-use super::{additive_increase, slow_start, AckSample, CongestionControl, ParamError, ParamReader, Params, SenderView};
+use super::{AckSample, CongestionControl, ParamError, ParamReader, Params, SenderView};
 
 /// A window-increase rule for one of the two modes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -201,11 +201,7 @@ impl CongestionControl for Hrf {
     }
 
     fn cong_avoid(&mut self, v: &SenderView, acked: u32) -> f64 {
-        let (w, left) = if v.cwnd < v.ssthresh { slow_start(v.cwnd, v.ssthresh, acked) } else { (v.cwnd, acked) };
-        if left == 0 {
-            return w;
-        }
-        additive_increase(w, self.per_rtt(v), left)
+        super::slow_start_then_increase(v, acked, || self.per_rtt(v))
     }
 }
 

@@ -39,10 +39,7 @@
 //! | `adaptive_backoff` | β = RTT_min/RTT_max in [0.5, 0.8]; 0: β = 0.5 | 1 | 0 or 1 |
 //! | `bandwidth_switch` | β = 0.5 when the throughput changed by more than 20 % | 1 | 0 or 1 |
 
-use super::{
-    additive_increase, slow_start, AckSample, CaState, CongestionControl, CwndEvent, ParamError, ParamReader, Params,
-    SenderView,
-};
+use super::{AckSample, CaState, CongestionControl, CwndEvent, ParamError, ParamReader, Params, SenderView};
 use crate::units::SimTime;
 
 /// Reference RTT of the RTT scaling, seconds.
@@ -240,11 +237,7 @@ impl CongestionControl for Htcp {
     }
 
     fn cong_avoid(&mut self, v: &SenderView, acked: u32) -> f64 {
-        let (w, left) = if v.cwnd < v.ssthresh { slow_start(v.cwnd, v.ssthresh, acked) } else { (v.cwnd, acked) };
-        if left == 0 {
-            return w;
-        }
-        additive_increase(w, self.alpha(v.now), left)
+        super::slow_start_then_increase(v, acked, || self.alpha(v.now))
     }
 }
 

@@ -161,6 +161,21 @@ pub fn additive_increase(cwnd: f64, a: f64, acked: u32) -> f64 {
     cwnd + a * acked as f64 / cwnd
 }
 
+/// The common window growth: slow start below ssthresh, then `a` packets per RTT
+/// with what the ACK leaves over (`a` is computed only when some is left).
+pub fn slow_start_then_increase(v: &SenderView, acked: u32, a: impl FnOnce() -> f64) -> f64 {
+    let (w, left) = if v.cwnd < v.ssthresh { slow_start(v.cwnd, v.ssthresh, acked) } else { (v.cwnd, acked) };
+    if left == 0 {
+        return w;
+    }
+    additive_increase(w, a(), left)
+}
+
+/// Reno's loss response, `max(cwnd/2, 2)`.
+pub fn halve(v: &SenderView) -> f64 {
+    (v.cwnd / 2.0).max(2.0)
+}
+
 /// Parameters given to an algorithm by name, as they came from the scenario.
 pub type Params = BTreeMap<String, f64>;
 

@@ -20,7 +20,7 @@
 //! | `a` | additive increase, packets per RTT | 1 | (0, 100] |
 //! | `beta` | multiplicative decrease factor | 0.5 | (0, 1) |
 
-use super::{additive_increase, slow_start, CongestionControl, ParamError, ParamReader, Params, SenderView};
+use super::{CongestionControl, ParamError, ParamReader, Params, SenderView};
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct RenoConfig {
@@ -63,11 +63,7 @@ impl CongestionControl for Reno {
     }
 
     fn cong_avoid(&mut self, v: &SenderView, acked: u32) -> f64 {
-        let (cwnd, left) = if v.cwnd < v.ssthresh { slow_start(v.cwnd, v.ssthresh, acked) } else { (v.cwnd, acked) };
-        if left == 0 {
-            return cwnd;
-        }
-        additive_increase(cwnd, self.cfg.a, left)
+        super::slow_start_then_increase(v, acked, || self.cfg.a)
     }
 }
 

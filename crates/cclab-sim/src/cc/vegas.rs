@@ -146,7 +146,7 @@ impl CongestionControl for Vegas {
 
     fn ssthresh(&mut self, v: &SenderView) -> f64 {
         self.own_ssthresh = f64::INFINITY;
-        (v.cwnd / 2.0).max(2.0)
+        super::halve(v)
     }
 
     fn pkts_acked(&mut self, v: &SenderView, s: &AckSample) {

@@ -35,7 +35,7 @@ impl CongestionControl for Xcp {
     }
 
     fn ssthresh(&mut self, v: &SenderView) -> f64 {
-        (v.cwnd / 2.0).max(2.0)
+        super::halve(v)
     }
 
     fn pkts_acked(&mut self, _v: &SenderView, s: &AckSample) {
