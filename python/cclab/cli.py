@@ -338,3 +338,82 @@ def sweep(
         print_report(report, _stdout())
     if report.failed:
         sys.exit(1)
+
+
+@app.command()
+def reproduce(
+    paper: Annotated[
+        Optional[str],
+        typer.Argument(help="Paper: 000 (tcp-gt), 001 (hrf), 002 (ktcp), 003 (ubr), 004 (ghstcp).", show_default=False),
+    ] = None,
+    experiment: Annotated[
+        Optional[str], typer.Argument(help="One experiment of the paper (default: all of them).", show_default=False)
+    ] = None,
+    quick: Annotated[bool, typer.Option("--quick", help="Shortened durations and sweeps (minutes, not hours).")] = False,
+    out: Annotated[Path, typer.Option("--out", "-o", help="Folder for figures, data and reports.")] = Path(
+        "reproduction"
+    ),
+    jobs: Annotated[
+        Optional[int], typer.Option("--jobs", "-j", help="Simulations at once (default: the CPU count).", show_default=False)
+    ] = None,
+    list_: Annotated[bool, typer.Option("--list", help="List the experiments and exit.")] = False,
+    all_: Annotated[bool, typer.Option("--all", help="Every experiment of every paper.")] = False,
+    report: Annotated[
+        Optional[Path],
+        typer.Option("--report", help="Also gather the verdicts into this markdown file.", show_default=False),
+    ] = None,
+    print_: Annotated[bool, typer.Option("--print", help="Print the scenarios (TOML) of the runs and exit.")] = False,
+    fresh: Annotated[bool, typer.Option("--fresh", help="Redo runs already finished in --out.")] = False,
+) -> None:
+    """Rerun a paper's figures and tables: figures (PNG, SVG), data (CSV) and a
+    report with the published numbers beside cclab's, in OUT/<paper>-<experiment>/."""
+    from . import experiments as ex
+    from .scenario import to_toml
+
+    if jobs is not None and jobs < 1:
+        fail("--jobs", f"invalid value {jobs}; accepted: a whole number >= 1")
+    if list_:
+        t = Table(title="experiments (cclab reproduce PAPER EXPERIMENT)", title_justify="left")
+        for col in ("paper", "experiment", "what it reproduces"):
+            t.add_column(col)
+        for e in ex.experiments():
+            t.add_row(f"{e.paper} ({ex.PAPERS[e.paper][1]})", e.name, e.title)
+        _stdout().print(t)
+        return
+    if all_ and (paper or experiment):
+        fail("--all", "give either --all or a PAPER [EXPERIMENT], not both")
+    if not all_ and paper is None:
+        fail("PAPER", "missing; give a paper (see --list) or --all")
+    try:
+        chosen = ex.experiments() if all_ else ex.find(paper or "", experiment)
+    except LookupError as e:
+        field, _, msg = str(e).partition(": ")
+        fail(field.upper() if field in ("paper", "experiment") else field, msg)
+    if print_:
+        for e in chosen:
+            for r in e.runs(quick):
+                print(f"# {e.id} run {r.key!r}, seed {r.seed}")
+                print(to_toml(dict(r.scenario)))
+        return
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    con = _stdout()
+    outcomes = []
+    with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  console=Console(stderr=True), transient=True) as bar:
+        tasks: dict = {}
+
+        def progress(exp_id: str, done: int, total: int) -> None:
+            if exp_id not in tasks:
+                tasks[exp_id] = bar.add_task(exp_id, total=total)
+            bar.update(tasks[exp_id], completed=done)
+
+        for e in chosen:
+            o = ex.run_experiment(e, quick=quick, out=out, jobs=jobs, fresh=fresh, progress=progress)
+            outcomes.append(o)
+            k = sum(c.holds for c in o.checks)
+            style = "green" if k == len(o.checks) else "yellow"
+            con.print(f"[{style}]{e.id}[/]: {k}/{len(o.checks)} checks match or hold, {o.runs} runs, "
+                      f"{o.wall_s:.0f} s -> {o.folder / 'report.md'}")
+    if report is not None:
+        con.print(f"wrote {ex.write_summary(outcomes, report)}")
