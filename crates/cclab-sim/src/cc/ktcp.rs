@@ -34,10 +34,15 @@
 //!   leaves the window at or above `w2` (HighSpeed's b(w) = 0.1 at the top of
 //!   its table), the period starts at once at that window; KTCP never lowers
 //!   a window.
-//! - **The wrapped algorithm still sees every ACK during the period**, and
-//!   its proposal is discarded. HighSpeed does not care; CUBIC's clock runs
-//!   on, so after the period it climbs to where its curve has got to, at most
-//!   1.5 times per RTT (its own cap).
+//! - **The wrapped algorithm is paused during the period**: it sees no ACKs
+//!   (no `cong_avoid` calls), and the clock it is shown (`SenderView::now`)
+//!   stops, so afterwards it resumes from `w2` as if the period had not
+//!   happened ("after that, KTCP controls its cwnd based on the original
+//!   congestion avoidance algorithm"). HighSpeed has no clock and is
+//!   unaffected. CUBIC is: with its clock running, it climbed back onto its
+//!   curve (near `W_max` by then) within an RTT or two of the period's end,
+//!   and KTCP made no measurable difference to the SACK flows (paper 002
+//!   section 5.1.1 set-up, 742.2 Mbit/s with and without, seed 1).
 //! - **T_c counts entries into fast recovery** (the sender's Recovery state),
 //!   as "fast retransmissions without a timeout". A window reduction for an
 //!   ECN echo takes a new `w2` but does not count.
@@ -54,6 +59,7 @@
 //! | `ktcp_low_window` | no period unless `w2` exceeds this window, packets | 38 for `highspeed`, else 0 | [0, 1e9] |
 
 use super::{AckSample, CaState, CcHeader, CongestionControl, CwndEvent, ParamError, ParamReader, Params, SenderView};
+use crate::units::SimTime;
 
 /// The prefix of the parameters KTCP reads itself.
 pub const PREFIX: &str = "ktcp_";
@@ -105,11 +111,15 @@ pub struct Ktcp {
     /// Fast retransmits since the start or the last timeout (T_c).
     tc: u32,
     phase: Phase,
+    /// Time spent in non-aggressive periods so far, hidden from the wrapped algorithm.
+    paused: SimTime,
+    /// When the current non-aggressive period began.
+    hold_since: Option<SimTime>,
 }
 
 impl Ktcp {
     pub fn new(inner: Box<dyn CongestionControl>, cfg: KtcpConfig) -> Self {
-        Ktcp { inner, cfg, tc: 0, phase: Phase::Free }
+        Ktcp { inner, cfg, tc: 0, phase: Phase::Free, paused: SimTime::ZERO, hold_since: None }
     }
 
     /// T_c: fast retransmits counted so far.
@@ -119,6 +129,19 @@ impl Ktcp {
 
     pub fn phase(&self) -> Phase {
         self.phase
+    }
+
+    /// The view the wrapped algorithm sees: its clock stops during non-aggressive periods.
+    fn inner_view(&self, v: &SenderView) -> SenderView {
+        let now = self.hold_since.unwrap_or(v.now) - self.paused;
+        SenderView { now, ..*v }
+    }
+
+    /// The period (if any) ends at `now`.
+    fn end_hold(&mut self, now: SimTime) {
+        if let Some(t) = self.hold_since.take() {
+            self.paused += now - t;
+        }
     }
 }
 
@@ -154,13 +177,17 @@ impl CongestionControl for Ktcp {
 
     fn ssthresh(&mut self, v: &SenderView) -> f64 {
         // A loss ends any period; the next one aims at alpha times this window.
+        self.end_hold(v.now);
         let w2 = target_window(self.cfg.alpha, v.cwnd);
         self.phase = if w2 > self.cfg.low_window { Phase::Rising { w2 } } else { Phase::Free };
-        self.inner.ssthresh(v)
+        self.inner.ssthresh(&self.inner_view(v))
     }
 
     fn cong_avoid(&mut self, v: &SenderView, acked: u32) -> f64 {
-        let w = self.inner.cong_avoid(v, acked);
+        if let Phase::Holding { level, .. } = self.phase {
+            return level;
+        }
+        let w = self.inner.cong_avoid(&self.inner_view(v), acked);
         match self.phase {
             Phase::Free => w,
             // Slow start is not restrained (only reachable if ssthresh was raised by hand).
@@ -168,34 +195,35 @@ impl CongestionControl for Ktcp {
             Phase::Rising { w2 } if w >= w2 => {
                 let level = w2.max(v.cwnd);
                 self.phase = Phase::Holding { level, b: hold_packets(self.tc, w2), sent: 0 };
+                self.hold_since = Some(v.now);
                 level
             }
-            Phase::Rising { .. } => w,
-            Phase::Holding { level, .. } => level,
+            Phase::Rising { .. } | Phase::Holding { .. } => w,
         }
     }
 
     fn pkts_acked(&mut self, v: &SenderView, s: &AckSample) {
-        self.inner.pkts_acked(v, s);
+        self.inner.pkts_acked(&self.inner_view(v), s);
     }
 
     fn set_state(&mut self, v: &SenderView, new: CaState) {
         if new == CaState::Recovery && v.state != CaState::Recovery {
             self.tc += 1;
         }
-        self.inner.set_state(v, new);
+        self.inner.set_state(&self.inner_view(v), new);
     }
 
     fn cwnd_event(&mut self, v: &SenderView, ev: CwndEvent) {
         if ev == CwndEvent::Timeout {
+            self.end_hold(v.now);
             self.tc = 0;
             self.phase = Phase::Free;
         }
-        self.inner.cwnd_event(v, ev);
+        self.inner.cwnd_event(&self.inner_view(v), ev);
     }
 
     fn undo_cwnd(&mut self, v: &SenderView) -> Option<f64> {
-        self.inner.undo_cwnd(v)
+        self.inner.undo_cwnd(&self.inner_view(v))
     }
 
     fn on_send(&mut self, v: &SenderView, seq: u64) -> CcHeader {
@@ -203,9 +231,10 @@ impl CongestionControl for Ktcp {
             *sent += 1;
             if *sent as f64 > *b {
                 self.phase = Phase::Free;
+                self.end_hold(v.now);
             }
         }
-        self.inner.on_send(v, seq)
+        self.inner.on_send(&self.inner_view(v), seq)
     }
 }
 
@@ -351,6 +380,70 @@ mod tests {
         assert!((s - 72000.0).abs() < 1e-6);
         assert_eq!(k.cong_avoid(&view(s, s, CaState::Open), 1), s);
         assert_eq!(k.phase(), Phase::Holding { level: s, b: 68000.0, sent: 0 });
+    }
+
+    /// A wrapped algorithm that keeps 80 % on a loss, adds one packet per ACK and
+    /// records the clock and the number of ACKs it is shown.
+    struct Recorder {
+        seen: std::sync::Arc<std::sync::Mutex<(SimTime, u32)>>,
+    }
+
+    impl CongestionControl for Recorder {
+        fn name(&self) -> &'static str {
+            "recorder"
+        }
+        fn ssthresh(&mut self, v: &SenderView) -> f64 {
+            0.8 * v.cwnd
+        }
+        fn cong_avoid(&mut self, v: &SenderView, acked: u32) -> f64 {
+            let mut seen = self.seen.lock().unwrap();
+            *seen = (v.now, seen.1 + 1);
+            v.cwnd + acked as f64
+        }
+    }
+
+    #[test]
+    fn the_wrapped_algorithms_clock_stops_during_the_period_and_it_sees_no_acks_then() {
+        let seen = std::sync::Arc::new(std::sync::Mutex::new((SimTime::ZERO, 0)));
+        let get = || *seen.lock().unwrap();
+        let mut k = Ktcp::new(Box::new(Recorder { seen: seen.clone() }), KtcpConfig::default());
+        let at =
+            |secs: f64, cwnd: f64| SenderView { now: SimTime::from_secs_f64(secs), ..view(cwnd, 80.0, CaState::Open) };
+        // Loss at 100: the recorder keeps 80, w2 = 90, T_c = 1, B = 90 packets.
+        assert_eq!(fast_retransmit(&mut k, 100.0), 80.0);
+        // Ten ACKs at 1.0, 1.1, ... 1.9 s climb to 90 and start the period at 1.9 s.
+        let mut w = 80.0;
+        for i in 0..10 {
+            w = k.cong_avoid(&at(1.0 + 0.1 * i as f64, w), 1);
+        }
+        assert_eq!(w, 90.0);
+        assert_eq!(k.phase(), Phase::Holding { level: 90.0, b: 90.0, sent: 0 });
+        assert_eq!(get().1, 10);
+        // ACKs during the period keep 90 and do not reach the recorder.
+        assert_eq!(k.cong_avoid(&at(3.0, 90.0), 1), 90.0);
+        assert_eq!(get().1, 10);
+        // 91 packets sent, the last at 4.4 s, end the period: 2.5 s held.
+        for i in 0..91 {
+            k.on_send(&at(4.4, 90.0), i);
+        }
+        assert_eq!(k.phase(), Phase::Free);
+        // At 5.0 s the recorder's clock reads 5.0 - 2.5 = 2.5 s and it grows from 90.
+        assert_eq!(k.cong_avoid(&at(5.0, 90.0), 1), 91.0);
+        let (now, calls) = get();
+        assert!((now.secs_f64() - 2.5).abs() < 1e-9, "{}", now.secs_f64());
+        assert_eq!(calls, 11);
+        // A loss inside a later period also ends it and adds its length: after a loss at
+        // 5.5 s (w2 = 0.9 x 100 = 90 from 80) the period starts at 6.5 s, and a loss at
+        // 7.0 s adds 0.5 s more, so at 8.0 s the recorder reads 8.0 - 2.5 - 0.5 = 5.0 s.
+        k.ssthresh(&at(5.5, 100.0));
+        let mut w = 80.0;
+        for i in 0..10 {
+            w = k.cong_avoid(&at(5.6 + 0.1 * i as f64, w), 1);
+        }
+        assert!(matches!(k.phase(), Phase::Holding { .. }));
+        k.ssthresh(&at(7.0, 90.0));
+        k.cong_avoid(&at(8.0, 72.0), 1);
+        assert!((get().0.secs_f64() - 5.0).abs() < 1e-9, "{}", get().0.secs_f64());
     }
 
     #[test]
