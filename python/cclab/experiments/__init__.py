@@ -11,11 +11,12 @@ Each experiment writes into ``OUT/<paper>-<name>/``: its figures (PNG and SVG),
 the data behind them (one CSV per table), ``report.md`` (published numbers
 beside cclab's, with a verdict each), and ``runs/`` (one JSON per finished run,
 so an interrupted reproduction resumes where it stopped; a run is redone when
-its scenario, seed or the experiment's ``measure`` changes).
+its scenario, its seed, the experiment's ``measure`` or the simulator's build changes).
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import inspect
 import json
@@ -122,6 +123,18 @@ def _run_file_name(run: Run) -> str:
     return f"{safe}.json"
 
 
+@functools.lru_cache(maxsize=1)
+def _core_digest() -> str:
+    """The simulator's build: a rebuilt core (an algorithm changed) must not reuse old runs."""
+    from .. import _core
+
+    h = hashlib.sha256()
+    with open(_core.__file__, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
 def _fingerprint(exp: Experiment, run: Run) -> str:
     from .. import __version__
 
@@ -129,7 +142,7 @@ def _fingerprint(exp: Experiment, run: Run) -> str:
         src = inspect.getsource(type(exp).measure)
     except (OSError, TypeError):
         src = type(exp).__qualname__
-    blob = json.dumps([run.scenario, run.seed, src, __version__], sort_keys=True, default=str)
+    blob = json.dumps([run.scenario, run.seed, src, __version__, _core_digest()], sort_keys=True, default=str)
     return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
 
