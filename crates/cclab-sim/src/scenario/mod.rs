@@ -206,6 +206,9 @@ pub struct FlowGroup {
     /// Dumbbell: receiver access link delay (default 1ms).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub receiver_delay: Option<String>,
+    /// Dumbbell: DropTail buffer of each of the group's access links (default "unlimited").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub access_buffer: Option<String>,
     /// Graph: source node name.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub src: Option<String>,
@@ -599,10 +602,6 @@ fn group_settings(g: &FlowGroup, p: &str, duration: SimTime) -> Result<GroupSett
     })
 }
 
-fn unlimited() -> Box<dyn QueueDisc> {
-    Box::new(DropTail::new(Capacity::Unlimited))
-}
-
 fn build(sc: &Scenario, seed: u64) -> Result<Built, ScenarioError> {
     let duration = time("duration", &sc.duration)?;
     if duration == SimTime::ZERO {
@@ -677,7 +676,9 @@ fn build(sc: &Scenario, seed: u64) -> Result<Built, ScenarioError> {
             let (src, dst) = if dumbbell {
                 add_pair(&mut sim, &access[gi], &format!("{idx}"), spec.reverse.unwrap_or(false))
             } else {
-                graph_endpoints(sc, spec.src.as_deref(), spec.dst.as_deref(), &format!("flows[{gi}]"))?
+                let p = format!("flows[{gi}]");
+                dumbbell_fields_unset(&p, &AccessFields::of_flow(spec), spec.reverse)?;
+                graph_endpoints(sc, spec.src.as_deref(), spec.dst.as_deref(), &p)?
             };
             let start = if g.spread > SimTime::ZERO {
                 SimTime(g.start.0 + start_rng.gen_range(0..=g.spread.0))
@@ -714,6 +715,7 @@ fn build(sc: &Scenario, seed: u64) -> Result<Built, ScenarioError> {
             let AccessCore { b_rate, b_delay } = access_core(sc)?;
             Some(dumbbell_access(&p, &AccessFields::of_udp(spec), b_rate, b_delay)?)
         } else {
+            dumbbell_fields_unset(&p, &AccessFields::of_udp(spec), spec.reverse)?;
             None
         };
         for k in 0..u.count {
@@ -758,7 +760,7 @@ fn build(sc: &Scenario, seed: u64) -> Result<Built, ScenarioError> {
             };
             let d =
                 traffic::draw_time("web.server_delay", spec.server_delay.as_ref().unwrap_or(&one_ms), &mut host_rng)?;
-            servers.push(add_host(&mut sim, 0, r, d, &format!("ws{i}")));
+            servers.push(add_host(&mut sim, 0, r, d, Capacity::Unlimited, &format!("ws{i}")));
         }
         let mut clients = Vec::new();
         for i in 0..w.clients {
@@ -768,7 +770,7 @@ fn build(sc: &Scenario, seed: u64) -> Result<Built, ScenarioError> {
             };
             let d =
                 traffic::draw_time("web.client_delay", spec.client_delay.as_ref().unwrap_or(&one_ms), &mut host_rng)?;
-            clients.push(add_host(&mut sim, 1, r, d, &format!("wc{i}")));
+            clients.push(add_host(&mut sim, 1, r, d, Capacity::Unlimited, &format!("wc{i}")));
         }
         let objects = schedule(&w.cfg, &mut stream_rng(seed, rng::stream::WEB, 1), duration);
         sim.web = Some(WebState::new(objects, servers, clients, w.tcp, w.rcv, w.cc_name, w.params));
@@ -785,6 +787,8 @@ struct Access {
     delay: SimTime,
     rrate: Rate,
     rdelay: SimTime,
+    /// Capacity of each access link's DropTail queue.
+    buf: Capacity,
 }
 
 /// The access fields a flow or UDP group may set.
@@ -794,6 +798,7 @@ struct AccessFields<'a> {
     access_delay: Option<&'a str>,
     receiver_rate: Option<&'a str>,
     receiver_delay: Option<&'a str>,
+    access_buffer: Option<&'a str>,
 }
 
 impl<'a> AccessFields<'a> {
@@ -804,6 +809,7 @@ impl<'a> AccessFields<'a> {
             access_delay: g.access_delay.as_deref(),
             receiver_rate: g.receiver_rate.as_deref(),
             receiver_delay: g.receiver_delay.as_deref(),
+            access_buffer: g.access_buffer.as_deref(),
         }
     }
 
@@ -814,6 +820,7 @@ impl<'a> AccessFields<'a> {
             access_delay: u.access_delay.as_deref(),
             receiver_rate: None,
             receiver_delay: u.receiver_delay.as_deref(),
+            access_buffer: u.access_buffer.as_deref(),
         }
     }
 }
@@ -867,15 +874,24 @@ fn dumbbell_access(p: &str, f: &AccessFields, b_rate: Rate, b_delay: SimTime) ->
             SimTime((rtt.0 - fixed.0) / 2)
         }
     };
-    Ok(Access { rate: a_rate, delay: a_delay, rrate: r_rate, rdelay: r_delay })
+    let buf = match f.access_buffer {
+        None => Capacity::Unlimited,
+        Some(s) => match buffer(&format!("{p}.access_buffer"), s)? {
+            BufferSize::Bdp(_) => {
+                return Err(err(format!("{p}.access_buffer"), s, "a buffer in packets or bytes, or \"unlimited\""))
+            }
+            b => capacity(b, None, "")?,
+        },
+    };
+    Ok(Access { rate: a_rate, delay: a_delay, rrate: r_rate, rdelay: r_delay, buf })
 }
 
 /// Adds a host attached to `router` (0: left, 1: right) by a duplex access link.
-fn add_host(sim: &mut Simulation, router: u32, r: Rate, d: SimTime, name: &str) -> u32 {
+fn add_host(sim: &mut Simulation, router: u32, r: Rate, d: SimTime, buf: Capacity, name: &str) -> u32 {
     let h = sim.add_node();
     let side = if router == 0 { "r1" } else { "r2" };
     for (n, from, to) in [(format!("{name}->{side}"), h, router), (format!("{side}->{name}"), router, h)] {
-        let mut l = Link::new(n, from, to, r, d, unlimited());
+        let mut l = Link::new(n, from, to, r, d, Box::new(DropTail::new(buf)));
         l.role = "access";
         sim.add_link(l);
     }
@@ -884,8 +900,8 @@ fn add_host(sim: &mut Simulation, router: u32, r: Rate, d: SimTime, name: &str) 
 
 /// Adds a sender on the left and a receiver on the right; `reverse` swaps the roles.
 fn add_pair(sim: &mut Simulation, a: &Access, name: &str, reverse: bool) -> (u32, u32) {
-    let s = add_host(sim, 0, a.rate, a.delay, &format!("s{name}"));
-    let d = add_host(sim, 1, a.rrate, a.rdelay, &format!("d{name}"));
+    let s = add_host(sim, 0, a.rate, a.delay, a.buf, &format!("s{name}"));
+    let d = add_host(sim, 1, a.rrate, a.rdelay, a.buf, &format!("d{name}"));
     if reverse {
         (d, s)
     } else {
@@ -1117,6 +1133,35 @@ fn node_index(sc: &Scenario, field: &str, name: &str) -> Result<u32, ScenarioErr
         .ok_or_else(|| err(field, name, format!("a node in topology.nodes: {}", nodes.join(", "))))
 }
 
+/// On a graph, the dumbbell's access fields mean nothing: refuse them rather than ignore them.
+fn dumbbell_fields_unset(p: &str, f: &AccessFields, reverse: Option<bool>) -> Result<(), ScenarioError> {
+    let set = [
+        ("rtt", f.rtt),
+        ("access_rate", f.access_rate),
+        ("access_delay", f.access_delay),
+        ("receiver_rate", f.receiver_rate),
+        ("receiver_delay", f.receiver_delay),
+        ("access_buffer", f.access_buffer),
+    ];
+    for (name, v) in set {
+        if let Some(v) = v {
+            return Err(err(
+                format!("{p}.{name}"),
+                v,
+                "nothing on a graph topology (dumbbell only): set the links instead",
+            ));
+        }
+    }
+    if let Some(r) = reverse {
+        return Err(err(
+            format!("{p}.reverse"),
+            r.to_string(),
+            "nothing on a graph topology (dumbbell only): swap src and dst",
+        ));
+    }
+    Ok(())
+}
+
 fn graph_endpoints(sc: &Scenario, src: Option<&str>, dst: Option<&str>, p: &str) -> Result<(u32, u32), ScenarioError> {
     let src = src.ok_or_else(|| err(format!("{p}.src"), "(missing)", "a node name"))?;
     let dst = dst.ok_or_else(|| err(format!("{p}.dst"), "(missing)", "a node name"))?;
@@ -1206,6 +1251,49 @@ mod tests {
             Err(e) => e,
             Ok(sc) => sc.build(1).err().expect("expected an error"),
         }
+    }
+
+    #[test]
+    fn access_buffer_bounds_every_access_link_of_the_group() {
+        // A 10 Mbit/s sender access link in front of a 100 Mbit/s bottleneck: the queue
+        // builds at the access link, and holds at most 20 packets.
+        let text = B1.replace("rtt = \"80ms\"", "rtt = \"80ms\"\naccess_rate = \"10Mbps\"");
+        for (buf, limited) in [("\naccess_buffer = \"20pkts\"", true), ("", false)] {
+            let sc = Scenario::from_toml(&format!("{text}{buf}")).unwrap();
+            let mut b = sc.build(1).unwrap();
+            b.sim.run_until(SimTime::from_secs_f64(10.0));
+            let up = b.sim.links.iter().find(|l| l.name == "s0->r1").unwrap();
+            if limited {
+                assert_eq!(up.qstats.max_pkts, 20);
+                assert!(up.qstats.drops[0] > 0);
+            } else {
+                assert!(up.qstats.max_pkts > 20 && up.qstats.drops[0] == 0, "{}", up.qstats.max_pkts);
+            }
+        }
+        let e = bad(&B1.replace("rtt = \"80ms\"", "rtt = \"80ms\"\naccess_buffer = \"1bdp\""));
+        assert_eq!((e.field.as_str(), e.value.as_str()), ("flows[0].access_buffer", "1bdp"));
+        assert!(e.accepted.contains("packets or bytes"));
+    }
+
+    #[test]
+    fn dumbbell_access_fields_are_refused_on_a_graph() {
+        let g = r#"
+            duration = "1s"
+            [topology]
+            kind = "graph"
+            nodes = ["a", "b"]
+            links = [{ from = "a", to = "b", rate = "10Mbps", delay = "1ms" }]
+            [[flows]]
+            cc = "newreno"
+            src = "a"
+            dst = "b"
+        "#;
+        assert!(Scenario::from_toml(g).unwrap().build(1).is_ok());
+        let e = bad(&g.replace("dst = \"b\"", "dst = \"b\"\nrtt = \"80ms\""));
+        assert_eq!(e.field, "flows[0].rtt");
+        assert!(e.accepted.contains("dumbbell only"));
+        let e = bad(&g.replace("dst = \"b\"", "dst = \"b\"\naccess_buffer = \"10pkts\""));
+        assert_eq!(e.field, "flows[0].access_buffer");
     }
 
     #[test]

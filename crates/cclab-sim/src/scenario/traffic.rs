@@ -62,6 +62,9 @@ pub struct UdpGroup {
     pub access_delay: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub receiver_delay: Option<String>,
+    /// Dumbbell: DropTail buffer of each access link (default "unlimited").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub access_buffer: Option<String>,
     /// Graph: source and destination node names.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub src: Option<String>,
