@@ -195,29 +195,27 @@ pub fn collect(sim: &Simulation, end: SimTime) -> RunOutput {
     q.u64("drops_early", ls.iter().map(|l| l.qstats.drops[1]).collect());
     q.u64("drops_link", ls.iter().map(|l| l.qstats.drops[2]).collect());
     q.u64("marks", ls.iter().map(|l| l.queue.marks()).collect());
-    // The integrals are brought up to `end` on a copy.
-    let mean_pkts: Vec<f64> = ls
-        .iter()
-        .map(|l| {
-            let mut s = l.qstats;
-            s.advance(end, l.queue.len_pkts(), l.queue.len_bytes());
-            s.mean_pkts(end)
-        })
-        .collect();
-    let mean_bytes: Vec<f64> = ls
-        .iter()
-        .map(|l| {
-            let mut s = l.qstats;
-            s.advance(end, l.queue.len_pkts(), l.queue.len_bytes());
-            s.mean_bytes(end)
-        })
-        .collect();
+    // Means over [warmup, end]: the integrals are brought up to `end` on a copy, less their
+    // values at the warmup (a default snapshot, all zero, without one).
+    let at_warm = |i: usize| sim.link_at_warmup.get(i).map(|w| w.qstats).unwrap_or_default();
+    let up_to_end = |l: &crate::net::link::Link| {
+        let mut s = l.qstats;
+        s.advance(end, l.queue.len_pkts(), l.queue.len_bytes());
+        s
+    };
+    let mean_pkts: Vec<f64> =
+        ls.iter().enumerate().map(|(i, l)| up_to_end(l).mean_pkts_since(&at_warm(i), end)).collect();
+    let mean_bytes: Vec<f64> =
+        ls.iter().enumerate().map(|(i, l)| up_to_end(l).mean_bytes_since(&at_warm(i), end)).collect();
     // Little's law: mean waiting time = mean number waiting / departure rate.
     let mean_delay: Vec<f64> = ls
         .iter()
+        .enumerate()
         .zip(&mean_pkts)
-        .map(|(l, &n)| {
-            let rate = l.qstats.departures as f64 / end.secs_f64();
+        .map(|((i, l), &n)| {
+            let w = at_warm(i);
+            let span = end.secs_f64() - w.updated_at().secs_f64();
+            let rate = if span > 0.0 { (l.qstats.departures - w.departures) as f64 / span } else { 0.0 };
             if rate > 0.0 {
                 n / rate
             } else {
@@ -225,7 +223,7 @@ pub fn collect(sim: &Simulation, end: SimTime) -> RunOutput {
             }
         })
         .collect();
-    q.f64("mean_len_pkts", mean_pkts);
+    q.f64("mean_len_pkts", mean_pkts.clone());
     q.f64("mean_len_bytes", mean_bytes);
     q.u64("max_len_pkts", ls.iter().map(|l| l.qstats.max_pkts).collect());
     q.u64("max_len_bytes", ls.iter().map(|l| l.qstats.max_bytes).collect());
@@ -303,9 +301,7 @@ pub fn collect(sim: &Simulation, end: SimTime) -> RunOutput {
     if let Some(b) = bottleneck {
         sm.push(("bottleneck_utilization", util[b]));
         sm.push(("bottleneck_drops", ls[b].qstats.total_drops() as f64));
-        let mut st = ls[b].qstats;
-        st.advance(end, ls[b].queue.len_pkts(), ls[b].queue.len_bytes());
-        sm.push(("bottleneck_mean_queue_pkts", st.mean_pkts(end)));
+        sm.push(("bottleneck_mean_queue_pkts", mean_pkts[b]));
     }
     out.summary = sm;
     out.udp = udp_table(sim, end);

@@ -97,6 +97,8 @@ pub struct LinkSnapshot {
     pub tx_bytes: u64,
     pub drops: u64,
     pub arrivals: u64,
+    /// The queue's counters at the warmup, their integrals brought up to it.
+    pub qstats: crate::net::link::QueueStats,
 }
 
 /// Why a simulation could not be assembled.
@@ -624,12 +626,16 @@ impl Simulation {
                 data_drops: f.counters.data_drops,
             };
         }
+        let now = self.now;
         for (i, l) in self.links.iter().enumerate() {
+            let mut qstats = l.qstats;
+            qstats.advance(now, l.queue.len_pkts(), l.queue.len_bytes());
             self.link_at_warmup[i] = LinkSnapshot {
                 busy_time: l.busy_time,
                 tx_bytes: l.tx_bytes,
                 drops: l.qstats.total_drops(),
                 arrivals: l.qstats.arrivals,
+                qstats,
             };
         }
     }

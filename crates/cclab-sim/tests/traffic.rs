@@ -130,3 +130,34 @@ reverse = true
     let drops = out.queues.u64s("drops");
     assert!(drops[0] > 0 && drops[1] > 0, "{drops:?}");
 }
+
+/// A 20 Mbit/s CBR source into a 10 Mbit/s bottleneck for the first 2 s fills the
+/// 100-packet buffer, which drains by 2.1 s: the queue's mean over [warmup = 5 s, 10 s] is
+/// zero, while over the whole run (no warmup) it is about 100 packets x 2/10 s.
+#[test]
+fn queue_means_cover_the_measurement_window_only() {
+    let text = |warmup: &str| {
+        format!(
+            r#"
+duration = "10s"
+warmup = "{warmup}"
+[topology]
+bottleneck = {{ rate = "10Mbps", delay = "10ms", buffer = "100pkts" }}
+[[udp]]
+rate = "20Mbps"
+packet_size = "1000B"
+stop = "2s"
+"#
+        )
+    };
+    let whole = run_toml(&text("0s"), 1);
+    let late = run_toml(&text("5s"), 1);
+    let (mw, ml) = (whole.queues.f64s("mean_len_pkts")[0], late.queues.f64s("mean_len_pkts")[0]);
+    eprintln!("mean queue: whole run {mw:.2} pkts, from 5 s {ml:.2} pkts");
+    assert!((mw - 20.0).abs() < 2.0, "{mw}");
+    assert_eq!(ml, 0.0);
+    assert_eq!(late.summary_value("bottleneck_mean_queue_pkts"), Some(0.0));
+    assert_eq!(late.queues.f64s("mean_delay_s")[0], 0.0);
+    // The counts are the whole run's in both.
+    assert_eq!(whole.queues.u64s("drops")[0], late.queues.u64s("drops")[0]);
+}

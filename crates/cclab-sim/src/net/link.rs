@@ -56,20 +56,30 @@ impl QueueStats {
         self.drops.iter().sum()
     }
 
-    /// Time-averaged queue length in packets over `[0, now]`.
-    pub fn mean_pkts(&self, now: SimTime) -> f64 {
-        if now.0 == 0 {
+    /// When the integrals were last brought up to date.
+    pub fn updated_at(&self) -> SimTime {
+        self.last_change
+    }
+
+    /// Time-averaged queue length in packets over `[since.last_change, now]`, `since` being
+    /// a copy of these counters taken then (brought up to that time with `advance`), or the
+    /// default for the whole run. Call on counters brought up to `now`.
+    pub fn mean_pkts_since(&self, since: &QueueStats, now: SimTime) -> f64 {
+        let dt = now.0.saturating_sub(since.last_change.0);
+        if dt == 0 {
             0.0
         } else {
-            self.area_pkts as f64 / now.0 as f64
+            (self.area_pkts - since.area_pkts) as f64 / dt as f64
         }
     }
 
-    pub fn mean_bytes(&self, now: SimTime) -> f64 {
-        if now.0 == 0 {
+    /// As `mean_pkts_since`, in bytes.
+    pub fn mean_bytes_since(&self, since: &QueueStats, now: SimTime) -> f64 {
+        let dt = now.0.saturating_sub(since.last_change.0);
+        if dt == 0 {
             0.0
         } else {
-            self.area_bytes as f64 / now.0 as f64
+            (self.area_bytes - since.area_bytes) as f64 / dt as f64
         }
     }
 }
