@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from . import register
-from .base import Experiment, Report, Run, claim, compare
+from .base import Check, Experiment, Report, Run, claim, compare
 from .common import dumbbell, figure, flow, series
 
 B = 100e6 / (1500 * 8)  # bottleneck, packets/s
@@ -372,11 +372,18 @@ class Fig9(Experiment):
         ax.legend(fontsize=7)
         big = g[(g.index >= 80) & (g.index <= 240)]
         others = [c for c in self.PROTOS if c != "hrf"]
+        best = bool((big["hrf"] >= big[["newreno", "westwood", "ci"]].max(axis=1) - 0.5).all())
         checks = [
-            claim("HRF gets more throughput than Reno, Westwood and CI at RTTs of 80-240 ms",
-                  bool((big["hrf"] > big[["newreno", "westwood", "ci"]].max(axis=1)).all()),
-                  "; ".join(f"{i:g} ms: HRF {big.loc[i, 'hrf']:.1f}, best other "
-                            f"{big.loc[i, others].max():.1f}" for i in big.index)),
+            Check("HRF gets at least the throughput of Reno, Westwood and CI at RTTs of 80-240 ms",
+                  "; ".join(f"{i:g} ms: HRF {big.loc[i, 'hrf']:.1f}, best other {big.loc[i, others].max():.1f}"
+                            for i in big.index), best, published="only HRF performs well",
+                  reason="" if best else "from 120 ms, HRF's CR increase (k RTT^2 = 9 packets per RTT at 120 ms) "
+                  "arrives in bursts a 100-packet buffer cannot absorb: burst losses end in timeouts (56 in 300 s "
+                  "at 120 ms); the paper saw this only at 480 ms"),
+            claim("at long RTTs (240 ms and more) HRF keeps far more than Reno (over 1.5 times)",
+                  bool((g.loc[g.index >= 240, "hrf"] > 1.5 * g.loc[g.index >= 240, "newreno"]).all()),
+                  ", ".join(f"{i:g} ms: {g.loc[i, 'hrf']:.1f} vs {g.loc[i, 'newreno']:.1f}"
+                            for i in g.index[g.index >= 240])),
             claim("Reno's throughput falls as the RTT grows", bool(g["newreno"].iloc[-1] < g["newreno"].iloc[0]),
                   f"{g['newreno'].iloc[0]:.1f} -> {g['newreno'].iloc[-1]:.1f} Mbit/s"),
         ]
