@@ -17,6 +17,15 @@ from cclab.cli import app
 runner = CliRunner()
 
 
+def default_sigint() -> None:
+    """For a child meant to be stopped by Ctrl-C: a shell's background job starts with SIGINT
+    ignored, and Python then installs no KeyboardInterrupt handler; restore the default."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+
 def invoke(*args: str):
     return runner.invoke(app, list(args), prog_name="cclab")
 
@@ -141,7 +150,7 @@ def test_ctrl_c_stops_a_long_run_within_a_step(tmp_path, quickstart_path):
     long.write_text(quickstart_path.read_text().replace('duration = "30s"', 'duration = "3000s"'))
     out = tmp_path / "o"
     proc = subprocess.Popen([sys.executable, "-m", "cclab", "run", str(long), "--out", str(out), "-q"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=default_sigint)
     deadline = time.monotonic() + 30
     while not out.exists() and time.monotonic() < deadline:  # the folder is made just before the run
         time.sleep(0.02)

@@ -65,6 +65,15 @@ start_spread = "1s"
 """.format(buffers=json.dumps(BUFFERS), ccs=json.dumps(CCS))
 
 
+def default_sigint() -> None:
+    """For a child meant to be stopped by Ctrl-C: a shell's background job starts with SIGINT
+    ignored, and Python then installs no KeyboardInterrupt handler; restore the default."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+
 def comparable(df: pd.DataFrame) -> pd.DataFrame:
     """A sweep table without the wall-clock columns, sorted by run id."""
     return df.drop(columns=list(TIMING_COLUMNS)).sort_values("run_id").reset_index(drop=True)
@@ -265,7 +274,7 @@ def test_a_killed_sweep_resumes_without_redoing_or_losing_runs(how, sweep_file, 
     out = tmp_path / "out"
     cmd = [sys.executable, "-m", "cclab", "sweep", str(sweep_file), "--out", str(out), "--jobs", "2"]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=cli_env(),
-                            start_new_session=True)
+                            start_new_session=True, preexec_fn=default_sigint)
     deadline = time.monotonic() + 60
     while len(done_runs(out)) < 3:
         assert proc.poll() is None, proc.communicate()
