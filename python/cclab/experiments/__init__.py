@@ -197,9 +197,12 @@ def _gather(
     cache.mkdir(parents=True, exist_ok=True)
     results: Dict[str, Dict[str, List[Dict[str, Any]]]] = {}
     todo: List[Run] = []
+    # Taken once, before anything runs: an edit of the module during a long reproduction must not
+    # change the fingerprints the finished runs are saved under.
+    fps = {r.key: _fingerprint(exp, r) for r in runs}
     for r in runs:
         f = cache / _run_file_name(r)
-        fp = _fingerprint(exp, r)
+        fp = fps[r.key]
         if not fresh and f.exists():
             try:
                 saved = json.loads(f.read_text())
@@ -214,7 +217,7 @@ def _gather(
         results[r.key] = tables
         f = cache / _run_file_name(r)
         tmp = f.with_suffix(".tmp")
-        tmp.write_text(json.dumps({"key": r.key, "fingerprint": _fingerprint(exp, r), "tables": tables}))
+        tmp.write_text(json.dumps({"key": r.key, "fingerprint": fps[r.key], "tables": tables}))
         os.replace(tmp, f)  # atomic: a killed reproduction leaves whole files only
         if progress is not None:
             progress(exp.id, len(results), len(runs))
