@@ -345,8 +345,8 @@ class Fig7(Experiment):
 
     _WHY = ("the increase test phi >= t T / f is loosest for the 40-ms flow (f = 0.8: -6.25 % of T, against "
             "-3.1 % at 80 ms), so it keeps increasing against a standing queue the longer-RTT flows back off from")
-    REASONS: Dict[int, str] = dict.fromkeys(DS, "cclab's 40-ms flow keeps 40-50 % of the link (also with all flows "
-                                            "starting at 0 s or in reverse order): " + _WHY)
+    REASONS: Dict[int, str] = dict.fromkeys(DS, "cclab's 40-ms flow keeps 45-57 % of the link (at d = 10 ms also "
+                                            "with all flows starting at 0 s or in reverse order): " + _WHY)
     QUEUE_REASON = "a standing queue of 1500-2000 pkts builds: " + _WHY
 
 
