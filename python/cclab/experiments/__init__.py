@@ -188,7 +188,8 @@ Progress = Callable[[str, int, int], Any]
 
 def _gather(
     exp: Experiment, runs: Sequence[Run], folder: Path, jobs: int, fresh: bool, progress: Optional[Progress]
-) -> Dict[str, pd.DataFrame]:
+) -> tuple[Dict[str, pd.DataFrame], int]:
+    """The experiment's tables over all its runs, and how many runs had to be simulated now."""
     keys = [r.key for r in runs]
     dup = {k for k in keys if keys.count(k) > 1}
     if dup:
@@ -245,7 +246,7 @@ def _gather(
     for r in runs:  # in the experiment's order, whatever order they finished in
         for name, rows in results[r.key].items():
             frames.setdefault(name, []).append(rows_frame(rows, dict(r.params)))
-    return {name: pd.concat(fs, ignore_index=True) for name, fs in frames.items()}
+    return {name: pd.concat(fs, ignore_index=True) for name, fs in frames.items()}, len(todo)
 
 
 def _scenario_block(run: Run) -> str:
@@ -255,14 +256,23 @@ def _scenario_block(run: Run) -> str:
 
 
 def _write_report(
-    exp: Experiment, rep: Report, runs: Sequence[Run], quick: bool, wall: float, folder: Path, files: List[Path]
+    exp: Experiment,
+    rep: Report,
+    runs: Sequence[Run],
+    simulated: int,
+    quick: bool,
+    wall: float,
+    folder: Path,
+    files: List[Path],
 ) -> Path:
     title = PAPERS[exp.paper][2]
     lines = [f"## Paper {exp.paper} ({title}) — {exp.name}: {exp.title}", ""]
     seeds = sorted({r.seed for r in runs})
     seed_s = f"seed {seeds[0]}" if len(seeds) == 1 else f"seeds {seeds[0]}–{seeds[-1]} ({len(seeds)})"
     form = "quick form (`--quick`: shortened)" if quick else "full form (the paper's)"
-    lines += [f"{len(runs)} runs, {seed_s}, {form}, {wall:.0f} s wall time. "
+    # The wall time means something only for the runs simulated now, not for those taken from runs/.
+    done = f"{wall:.0f} s wall time" if simulated == len(runs) else f"{simulated} simulated now, the rest reused"
+    lines += [f"{len(runs)} runs, {seed_s}, {form}, {done}. "
               f"Command: `cclab reproduce {exp.paper} {exp.name}{' --quick' if quick else ''}`.", ""]
     for f in files:
         if f.suffix == ".png":
@@ -303,7 +313,7 @@ def run_experiment(
     folder.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
     runs = exp.runs(quick)
-    data = _gather(exp, runs, folder, jobs, fresh, progress)
+    data, simulated = _gather(exp, runs, folder, jobs, fresh, progress)
     files: List[Path] = []
     for name, df in data.items():
         p = folder / f"{name}.csv"
@@ -317,7 +327,7 @@ def run_experiment(
             files.append(p)
         plt.close(fig)
     wall = time.perf_counter() - t0
-    files.append(_write_report(exp, rep, runs, quick, wall, folder, files))
+    files.append(_write_report(exp, rep, runs, simulated, quick, wall, folder, files))
     return Outcome(exp, quick, folder, list(rep.checks), len(runs), wall, files)
 
 

@@ -73,10 +73,10 @@ def window_mean(df: pd.DataFrame, column: str, t0: float, t1: float) -> float:
 
 
 def jain(x: Sequence[float]) -> float:
-    """Jain's fairness index (sum x)^2 / (n sum x^2)."""
-    a = np.asarray(x, dtype=float)
-    s2 = float((a * a).sum())
-    return 1.0 if a.size == 0 or s2 == 0 else float(a.sum() ** 2 / (a.size * s2))
+    """Jain's fairness index (sum x)^2 / (n sum x^2); the one results use (``cclab.result``)."""
+    from ..result import _jain
+
+    return _jain(x)
 
 
 def mean_ci(x: Sequence[float], level: float = 0.95) -> tuple[float, float]:

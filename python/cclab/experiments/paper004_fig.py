@@ -259,38 +259,35 @@ def _loss_report(data: Dict[str, pd.DataFrame], name: str, rate: float) -> Repor
     return Report(figures={name: fig}, checks=checks, markdown=md)
 
 
-@register
-class Fig10(Experiment):
+class _WebLoss(Experiment):
+    """Figs. 10 and 11: the same sweep at two bottleneck rates."""
+
     paper = "004"
+    assumptions = WEB_SETUP
+    rate_mbps = 0.0
+
+    def runs(self, quick: bool) -> List[Run]:
+        return _web_runs(quick, self.rate_mbps)
+
+    def measure(self, run: Run, res: Any) -> Dict[str, Any]:
+        return {"loss": _web_measure(res)["loss"]}
+
+    def report(self, data: Dict[str, pd.DataFrame], quick: bool) -> Report:
+        return _loss_report(data, self.name, self.rate_mbps)
+
+
+@register
+class Fig10(_WebLoss):
     name = "fig10"
     title = "Loss rate at the bottleneck with web traffic and 5/10/20 HSTCP or gHSTCP flows, 1000 Mbit/s"
-    assumptions = WEB_SETUP
-
-    def runs(self, quick: bool) -> List[Run]:
-        return _web_runs(quick, 1000)
-
-    def measure(self, run: Run, res: Any) -> Dict[str, Any]:
-        return {"loss": _web_measure(res)["loss"]}
-
-    def report(self, data: Dict[str, pd.DataFrame], quick: bool) -> Report:
-        return _loss_report(data, "fig10", 1000)
+    rate_mbps = 1000
 
 
 @register
-class Fig11(Experiment):
-    paper = "004"
+class Fig11(_WebLoss):
     name = "fig11"
     title = "Loss rate at the bottleneck with web traffic and 5/10/20 HSTCP or gHSTCP flows, 500 Mbit/s"
-    assumptions = WEB_SETUP
-
-    def runs(self, quick: bool) -> List[Run]:
-        return _web_runs(quick, 500)
-
-    def measure(self, run: Run, res: Any) -> Dict[str, Any]:
-        return {"loss": _web_measure(res)["loss"]}
-
-    def report(self, data: Dict[str, pd.DataFrame], quick: bool) -> Report:
-        return _loss_report(data, "fig11", 500)
+    rate_mbps = 500
 
 
 @register
