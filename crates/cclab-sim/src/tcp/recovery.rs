@@ -3,8 +3,11 @@
 //!
 //! - `Reno` (RFC 5681, "classic" fast recovery as ns-2's `Agent/TCP/Reno`):
 //!   three duplicate ACKs retransmit `snd_una` and inflate the window; the
-//!   first new ACK ends recovery and deflates to `ssthresh`. Several losses
-//!   in one window usually end in a retransmission timeout.
+//!   first new ACK ends recovery and deflates to `ssthresh`. As with ns-2's
+//!   `bugfix_` (its default), three more duplicate ACKs do not start another
+//!   fast retransmit until everything sent before the first one is
+//!   acknowledged, so several losses in one window end in a retransmission
+//!   timeout rather than in repeated halvings.
 //! - `NewReno` (RFC 6582): recovery lasts until everything outstanding at its
 //!   start is acknowledged; each partial ACK retransmits the next hole and
 //!   deflates the window by the amount acknowledged (step 3 of section 3.2).

@@ -372,8 +372,10 @@ impl Sender {
                     Recovery::Sack => self.dupacks >= self.cfg.dupthresh || self.sb.is_lost(una),
                     _ => self.dupacks == self.cfg.dupthresh,
                 };
-                // RFC 6582 section 4 / RFC 6675 RecoveryPoint: not again for the same window.
-                let allowed = self.cfg.recovery == Recovery::Reno || una >= self.recover;
+                // Not again for the same window: RFC 6582 section 4, RFC 6675's RecoveryPoint,
+                // and for Reno ns-2's `bugfix_` (on by default), so that a second loss in a
+                // window waits for the timer instead of halving the window once more.
+                let allowed = una >= self.recover;
                 if trigger && allowed {
                     self.enter_recovery(now, out);
                 } else {
