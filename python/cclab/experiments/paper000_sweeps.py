@@ -77,14 +77,19 @@ def _sweep_report(data: Dict[str, pd.DataFrame], x: str, xlabel: str, name: str,
                     ", ".join(f"{i:g}: {gt.mean_queue_pkts[i]:.0f} vs {others[i]:.0f}" for i in gt.index),
                     bool(ok_q.all()), published="smallest everywhere",
                     reason="" if ok_q.all() else f"not at {', '.join(bad_q)} ({xlabel}), where cclab's TCP-GT "
-                    "builds a standing queue (not investigated further)")]
+                    "builds a large queue: the oversized increase of eq. (15) at long RTTs (see the drops), "
+                    "elsewhere the 10-epoch local minimum RTT of eq. (5) taking in a slowly growing queue "
+                    "(docs/algorithms/tcp-gt.md)")]
     if gt_never_drops:
         bad_d = [f"{i:g}" for i in gt.index[(gt.drops > 0).to_numpy()]]
         checks.append(Check("TCP-GT drops no packet in any run", f"{int(gt.drops.sum())} drops in {len(gt)} runs",
                             not bad_d, published="never drops",
                             reason="" if not bad_d else f"cclab's TCP-GT drops at {', '.join(bad_d)} ({xlabel}): "
-                            "with 50 flows on a small or long pipe its per-ACK increase overruns the buffer "
-                            "before the next epoch's measurement (not investigated further)"))
+                            "eq. (15) gives p = f^3 s^2 / cwnd^2 per ACKed packet, which is large for small windows "
+                            "(the first decision, at 2 packets, makes it ~3600 at 320 ms; ~10-packet windows at "
+                            "50 Mbit/s) or large f (at 1000 ms one increase epoch adds ~2800 packets per flow), so "
+                            "the increase overruns the buffer before the next epoch's measurement "
+                            "(docs/algorithms/tcp-gt.md, 'Figs. 9-10')"))
     md = "| " + xlabel + " | " + " | ".join(f"{p} util / queue / drops" for p in PROTOS) + " |\n|" + "---|" * 6 + "\n"
     p = d.set_index([x, "proto"])
     md += "\n".join(f"| {i:g} | " + " | ".join(
