@@ -2,6 +2,7 @@
 //! stored column-wise (one vector per column, no per-row objects), handed to
 //! Python as arrays; and the fairness index.
 
+use crate::net::link::QueueStats;
 use crate::queue::QueueDisc;
 use crate::tcp::Sender;
 use crate::units::SimTime;
@@ -60,10 +61,13 @@ pub struct QueueSeries {
     pub avg_pkts: Vec<f64>,
     /// The AQM's current max_p (NaN for DropTail).
     pub max_p: Vec<f64>,
+    /// Packets that arrived at the queue since the start, and of them dropped (all causes).
+    pub arrivals: Vec<u64>,
+    pub drops: Vec<u64>,
 }
 
 impl QueueSeries {
-    pub fn push(&mut self, now: SimTime, link: u32, q: &dyn QueueDisc, thr: f64) {
+    pub fn push(&mut self, now: SimTime, link: u32, q: &dyn QueueDisc, stats: &QueueStats, thr: f64) {
         self.time.push(now.secs_f64());
         self.link.push(link);
         self.len_pkts.push(q.len_pkts() as u64);
@@ -71,6 +75,8 @@ impl QueueSeries {
         self.throughput_bps.push(thr);
         self.avg_pkts.push(q.avg_len().unwrap_or(f64::NAN));
         self.max_p.push(q.max_p().unwrap_or(f64::NAN));
+        self.arrivals.push(stats.arrivals);
+        self.drops.push(stats.total_drops());
     }
 }
 

@@ -229,6 +229,23 @@ pub fn collect(sim: &Simulation, end: SimTime) -> RunOutput {
     q.u64("max_len_bytes", ls.iter().map(|l| l.qstats.max_bytes).collect());
     q.f64("mean_delay_s", mean_delay);
     q.u64("len_pkts_end", ls.iter().map(|l| l.queue.len_pkts() as u64).collect());
+    // Drops per arriving packet over [warmup, end], like the means: a run's start-up (slow start
+    // overshooting the buffer) does not weigh on it.
+    q.f64(
+        "loss_rate",
+        ls.iter()
+            .enumerate()
+            .map(|(i, l)| {
+                let w = sim.link_at_warmup.get(i).copied().unwrap_or_default();
+                let arrivals = l.qstats.arrivals - w.arrivals;
+                if arrivals > 0 {
+                    (l.qstats.total_drops() - w.drops) as f64 / arrivals as f64
+                } else {
+                    0.0
+                }
+            })
+            .collect(),
+    );
     out.queues = q;
 
     let util: Vec<f64> = ls
@@ -279,6 +296,8 @@ pub fn collect(sim: &Simulation, end: SimTime) -> RunOutput {
     qs.f64("throughput_bps", s.throughput_bps.clone());
     qs.f64("avg_pkts", s.avg_pkts.clone());
     qs.f64("max_p", s.max_p.clone());
+    qs.u64("arrivals", s.arrivals.clone());
+    qs.u64("drops", s.drops.clone());
     out.queue_series = qs;
 
     // Summary.

@@ -609,7 +609,7 @@ impl Simulation {
             let tx = link.tx_bytes;
             let thr = if dt > 0.0 { (tx - self.last_sample_tx[l as usize]) as f64 * 8.0 / dt } else { 0.0 };
             self.last_sample_tx[l as usize] = tx;
-            self.queue_series.push(now, l, link.queue.as_ref(), thr);
+            self.queue_series.push(now, l, link.queue.as_ref(), &link.qstats, thr);
         }
         self.last_sample_time = now;
         if let Some(iv) = self.sample_interval {
