@@ -135,13 +135,29 @@ def _core_digest() -> str:
     return h.hexdigest()
 
 
+def _measure_source(exp: Experiment) -> str:
+    """The source of ``measure`` and of every function of the experiment's modules it calls, directly
+    or not: a helper that changes what is kept must redo the runs too."""
+    seen: Dict[Any, str] = {}
+    todo = [getattr(type(exp).measure, "__func__", type(exp).measure)]
+    while todo:
+        fn = todo.pop()
+        code = getattr(fn, "__code__", None)
+        if fn in seen or code is None or not getattr(fn, "__module__", "").startswith(__name__):
+            continue
+        try:
+            seen[fn] = inspect.getsource(fn)
+        except (OSError, TypeError):
+            seen[fn] = fn.__qualname__
+        names = set(code.co_names) | {c.co_name for c in code.co_consts if inspect.iscode(c)}
+        todo += [fn.__globals__[n] for n in names if inspect.isfunction(fn.__globals__.get(n))]
+    return "\n".join(seen[f] for f in sorted(seen, key=lambda f: f.__qualname__))
+
+
 def _fingerprint(exp: Experiment, run: Run) -> str:
     from .. import __version__
 
-    try:
-        src = inspect.getsource(type(exp).measure)
-    except (OSError, TypeError):
-        src = type(exp).__qualname__
+    src = _measure_source(exp)
     blob = json.dumps([run.scenario, run.seed, src, __version__, _core_digest()], sort_keys=True, default=str)
     return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
