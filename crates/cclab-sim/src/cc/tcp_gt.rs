@@ -42,7 +42,9 @@
 //!   at small windows (`p ∝ 1/(G cwnd)`). `s` starts at 1.
 //! - **Loss**, which the paper never sees: `ssthresh = max(cwnd/2, 2)` (Reno), `s ← 1`
 //!   and the per-packet change is zero until the next epoch ends. After a timeout the
-//!   window slow-starts back to that threshold before Algorithm 1 resumes.
+//!   window slow-starts back to that threshold; then Algorithm 1 resumes as after a loss
+//!   (`s = 1`, no change until a full epoch is measured), ignoring the epochs measured
+//!   while the window was doubling.
 //! - The window is at least 2 packets, so that an epoch always holds two packets.
 //!
 //! | parameter | meaning | default | range |
@@ -308,7 +310,15 @@ impl CongestionControl for TcpGt {
         if v.cwnd < self.restart_to {
             return slow_start(v.cwnd, self.restart_to, acked).0;
         }
-        self.restart_to = 0.0;
+        if self.restart_to > 0.0 {
+            // Slow start is over: what the epochs measured while the window doubled says
+            // nothing about the link at this window, so Algorithm 1 starts afresh.
+            self.restart_to = 0.0;
+            self.s = 1.0;
+            self.delta = 0.0;
+            self.start = None;
+            return v.cwnd;
+        }
         (v.cwnd + self.delta * acked as f64).max(MIN_CWND)
     }
 
@@ -464,6 +474,23 @@ mod tests {
         assert_eq!(c.ssthresh(&view(0, 100.0)), 50.0);
         assert_eq!((c.s(), c.delta()), (1.0, 0.0));
         assert_eq!(c.ssthresh(&view(0, 3.0)), MIN_CWND);
+    }
+
+    #[test]
+    fn after_a_timeout_slow_start_reaches_ssthresh_and_algorithm_1_starts_afresh() {
+        let mut c = TcpGt::new(TcpGtConfig::default());
+        let mut v = view(0, 100.0);
+        v.ssthresh = 50.0;
+        c.cwnd_event(&v, CwndEvent::Timeout);
+        // A decision taken during the restart (as an epoch end would set it) is not applied.
+        (c.s, c.delta, c.start) = (5.0, -0.3, Some(EpochStart { sender: ms(0), receiver: ms(0) }));
+        assert_eq!(c.cong_avoid(&view(0, 10.0), 1), 11.0);
+        assert_eq!(c.cong_avoid(&view(0, 50.0), 1), 50.0);
+        assert_eq!((c.s(), c.delta()), (1.0, 0.0));
+        assert!(c.start.is_none());
+        // From then on the per-packet change applies again.
+        c.delta = 0.25;
+        assert_eq!(c.cong_avoid(&view(0, 50.0), 2), 50.5);
     }
 
     #[test]
