@@ -137,31 +137,39 @@ def ktcp() -> None:
 
 
 def ghstcp() -> None:
-    """Paper 004, Case 5 against Case 2, scaled by 1/10 as in tests/ghstcp.rs: five Reno
-    flows on 10 Mbit/s access links and five HighSpeed or gHSTCP flows on 100 Mbit/s
-    share 250 Mbit/s with a 1000-packet TailDrop buffer, d = 25 ms, no SACK."""
+    """Paper 004, Case 5 against Case 2 at the paper's rates as in tests/ghstcp.rs, shortened
+    to 150 s: five Reno flows on 100 Mbit/s access links and five HighSpeed or gHSTCP flows on
+    1 Gbit/s share 2.5 Gbit/s with a 10,000-packet TailDrop buffer, d = 25 ms, no SACK."""
 
     def scenario(cc: str) -> dict:
+        group = {"access_buffer": "10000pkts", "start_spread": "1s", "count": 5}
         return {
             "name": f"ghstcp-window-{cc}",
-            "duration": "60s",
-            "sample_interval": "100ms",
-            "topology": {"bottleneck": {"rate": "250Mbps", "delay": "25ms", "buffer": "1000pkts"}},
+            "duration": "150s",
+            "sample_interval": "500ms",
+            "topology": {"bottleneck": {"rate": "2.5Gbps", "delay": "25ms", "buffer": "10000pkts"}},
             "flows": [
-                {"cc": "reno", "count": 5, "access_rate": "10Mbps", "start_spread": "1s"},
-                {"cc": cc, "recovery": "reno", "count": 5, "access_rate": "100Mbps", "start_spread": "1s"},
+                dict(group, cc="reno", access_rate="100Mbps"),
+                dict(group, cc=cc, recovery="reno", access_rate="1Gbps"),
             ],
         }
 
-    fig, ax = plt.subplots(figsize=(6, 3))
-    for cc, color in [("highspeed", "tab:blue"), ("ghstcp", "tab:red")]:
+    fig, axes = plt.subplots(2, 1, figsize=(6, 4.6), sharex=True, sharey=True)
+    for ax, cc in zip(axes, ["highspeed", "ghstcp"]):
         res = run(scenario(cc))
-        ax.plot(*cwnd(res, 5), lw=1, color=color, label=f"{cc}, one of five")
-        t, w = cwnd(res, 0)
-        ax.plot(t, w, lw=0.8, ls=":", color=color, label=f"Reno beside {cc}, one of five")
-    # Slow start overshoots to about 600 packets in the first 2 s; leave room for the legend.
-    ax.set_ylim(0, 800)
-    finish(fig, ax, "5 Reno + 5 HighSpeed or gHSTCP, 250 Mbps, d = 25 ms, buffer 1000", "ghstcp", ncol=2)
+        for f in range(5, 10):
+            ax.plot(*cwnd(res, f), lw=0.8, label=f"{cc}" if f == 5 else None)
+        ax.plot(*cwnd(res, 0), lw=0.8, ls=":", color="black", label="one of the five Reno flows")
+        ax.set_ylabel("cwnd (packets)")
+        ax.legend(fontsize=7, loc="upper right")
+    # Slow start overshoots far above the steady windows in the first seconds.
+    axes[0].set_ylim(0, 12000)
+    axes[1].set_xlabel("time (s)")
+    axes[0].set_title("5 Reno + 5 HighSpeed (top) or gHSTCP (bottom): 2.5 Gbps, 25 ms, 10,000 packets",
+                      fontsize=8)
+    fig.tight_layout()
+    fig.savefig(HERE / "ghstcp-window.png", dpi=DPI)
+    plt.close(fig)
 
 
 FIGURES = {"hrf": hrf, "ubr": ubr, "ktcp": ktcp, "ghstcp": ghstcp}
