@@ -350,7 +350,8 @@ class Fig6to8(Experiment):
                       xh[50] > sh[50], f"{xh[50]:.0f} vs {sh[50]:.0f} Mbit/s", reason=REASONS[self.name]["hs50"]),
                 claim("with alpha = 0.90 the SACK flows and the HSTCP+KTCP flow get about the same at "
                       "d = 10 ms (ratio 0.5-2) (Fig. 6(c))", 0.5 <= sk[10] / xk[10] <= 2,
-                      f"20 SACK {sk[10]:.0f} vs HSTCP+KTCP {xk[10]:.0f} Mbit/s", reason=REASONS[self.name]["equal10"]),
+                      f"20 SACK {sk[10]:.0f} vs HSTCP+KTCP {xk[10]:.0f} Mbit/s",
+                      reason=REASONS[self.name]["equal10"] + f" ({xk[10]:.0f} Mbit/s, mean of the seeds)"),
                 claim("at d = 10 ms a smaller alpha gives HSTCP+KTCP a smaller share (Fig. 7)",
                       a["HSTCP+KTCP a=0.70"][10] <= a["HSTCP+KTCP a=0.80"][10] <= a[K9][10]
                       <= a["HSTCP+KTCP a=0.95"][10],
@@ -641,7 +642,7 @@ class Fig13to14(Experiment):
 #: (kept at the end of the module so that editing them does not move ``measure`` methods, whose
 #: source is part of each cached run's fingerprint).
 REASONS: Dict[str, Dict[str, str]] = {
-    "fig6-8": {"hs50": "", "equal10": "with random drops (overhead) a held KTCP window is hit in most of the frequent d = 10 ms congestion events, each loss during a hold sets w2 = 0.9 of the held window, so w2 ratchets down to the 38-packet threshold and the flow ends up Reno-like (41 Mbit/s at 3 seeds, 63 at 5)", "alpha10": "", "alpha200": "", "sack200": ""},
+    "fig6-8": {"hs50": "", "equal10": "with random drops (overhead) a held KTCP window is hit in most of the frequent d = 10 ms congestion events, each loss during a hold sets w2 = 0.9 of the held window, so w2 ratchets down to the 38-packet threshold and the flow ends up Reno-like", "alpha10": "", "alpha200": "", "sack200": ""},
     "fig10-11": {"a08": "", "sack200": ""},
     "fig12": {"hs": "", "cubic": "", "cubic_d": ""},
     "fig13-14": {"drops": "", "thr": "", "d200": ""},
