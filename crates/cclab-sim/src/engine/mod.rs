@@ -19,16 +19,18 @@
 //! The sift-down picks the lesser child without a branch (a conditional move).
 //!
 //! It is written here rather than taken from `std::collections::BinaryHeap`
-//! because this is the innermost loop. Measured on the bench cases (see
-//! `docs/benchmarks.md`, "Event queue"), the std heap used the same way (its
-//! `peek_mut` replaces the top) came within a few percent of this one; the std
-//! heap as it was used before (`peek`, `pop`, `push`) took 8-22 % more
-//! instructions over whole runs and 12-27 % more time. Also measured and not
-//! kept: a 4-ary heap (more instructions per level on these small queues) and a
-//! radix heap (buckets by the highest bit in which a time differs from the last
-//! popped one): fewer instructions with hundreds of events pending, but more
-//! with ten, and slower in every whole run, since nearly every pop deals a
-//! bucket out again.
+//! because this is the innermost loop (the old `std` heap's `pop` was a third of
+//! all cycles) and it is sixty lines. Measured over whole runs (see
+//! `docs/benchmarks.md`, "Event queue"), it takes 9-23 % fewer instructions
+//! and 13-20 % less time than the `std` heap as it was used before (`peek`,
+//! `pop`, `push`). Also measured: the `std` heap used the same way (its
+//! `peek_mut` replaces the top) came second, about 3 % more instructions and
+//! 5 % more time than this one; a 4-ary heap, with or without the hole, took
+//! more instructions than this one on these small queues; a radix heap (buckets by the highest bit in which a
+//! time differs from the last popped one) took 20 % fewer instructions than the
+//! old heap with a few hundred events pending but as many with ten, and was
+//! slower than this heap in every whole run (on B1 slower than the old heap
+//! too), as nearly every pop deals a bucket out again.
 //!
 //! The order does not depend on how the heap is laid out: keys are unique,
 //! so "earliest (time, seq)" names one entry. The tests compare the queue with
