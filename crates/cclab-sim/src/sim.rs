@@ -304,11 +304,7 @@ impl Simulation {
         if !self.started {
             self.init();
         }
-        while let Some(t) = self.events.peek_time() {
-            if t > until {
-                break;
-            }
-            let (t, ev) = self.events.pop().expect("peeked");
+        while let Some((t, ev)) = self.events.pop_until(until) {
             self.now = t;
             self.events_handled += 1;
             self.handle(ev);
