@@ -7,7 +7,9 @@
 //! the access links buffer 10,000 packets like the routers; flows start in the
 //! first second; runs last 300 s and goodput is measured over the second half,
 //! as the paper does ("the latter half of the simulation time"); no UDP
-//! background (the paper gives none of its parameters).
+//! background (the paper gives none of its parameters), but each packet leaves
+//! its sender after a random 0-12 us (ns-2's `overhead_`, one packet time at
+//! 1 Gbit/s) so that TailDrop does not drop by arrival phase.
 //!
 //! Fairness is the paper's Jain index over `x_i = M_i / C_i`, `C_i` the max-min
 //! fair share. `C_i` is taken as the max-min split of the throughput the ten
@@ -66,6 +68,7 @@ count = 5
 access_rate = "{RENO_ACCESS}bps"
 access_buffer = "10000pkts"
 start_spread = "1s"
+overhead = "12us"
 [[flows]]
 cc = "{cc}"
 recovery = "reno"
@@ -73,6 +76,7 @@ count = 5
 access_rate = "{FAST_ACCESS}bps"
 access_buffer = "10000pkts"
 start_spread = "1s"
+overhead = "12us"
 "#
     );
     let out = run_toml(&text, seed);
