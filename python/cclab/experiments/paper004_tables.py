@@ -251,13 +251,12 @@ class _Table(Experiment):
             if r.utilization_pct > published:
                 return f"cclab's flows keep the link fuller ({split}); the paper's UDP background is absent"
             return f"cclab's flows leave the link idle longer after their losses ({split})"
-        # Each group's max-min share of what the ten flows achieved (S1 capped by its access link).
-        total = 5 * (r.s1_mbps + r.s2_mbps)
-        shares = max_min(total, np.repeat(np.asarray(ACCESS_BPS) / 1e6 / (10 if quick else 1), 5))[[0, 5]]
-        x = np.repeat([r.s1_mbps / shares[0], r.s2_mbps / shares[1]], 5)
-        groups_only = float(x.sum() ** 2 / (10 * (x * x).sum()))
+        scale = 10 if quick else 1
+        alike = np.repeat([r.s1_mbps, r.s2_mbps], 5) * 1e6  # each group's flows at the group's mean
+        s1_share = max_min(alike.sum(), np.repeat(np.asarray(ACCESS_BPS) / scale, 5))[0] / 1e6
+        groups_only = fairness(alike, scale)
         even = "more" if r.fairness > published else "less"
-        why = f"S1 flows get {x[0]:.0%} of their max-min share"
+        why = f"S1 flows get {r.s1_mbps / s1_share:.0%} of their max-min share"
         if groups_only - r.fairness > 0.03:
             why += (f", and the flows of a group differ among themselves (were each group's flows alike, the index "
                     f"would be {groups_only:.3f})")

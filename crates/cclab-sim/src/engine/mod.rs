@@ -26,8 +26,9 @@
 //! `pop`, `push`). Also measured: the `std` heap used the same way (its
 //! `peek_mut` replaces the top) came second, about 3 % more instructions and
 //! 5 % more time than this one; a 4-ary heap, with or without the hole, took
-//! more instructions than this one on these small queues; a radix heap (buckets by the highest bit in which a
-//! time differs from the last popped one) took 20 % fewer instructions than the
+//! more instructions than this one on these small queues; a radix heap
+//! (buckets by the highest bit in which a time differs from the last popped
+//! one) took 20 % fewer instructions than the
 //! old heap with a few hundred events pending but as many with ten, and was
 //! slower than this heap in every whole run (on B1 slower than the old heap
 //! too), as nearly every pop deals a bucket out again.
@@ -205,6 +206,8 @@ impl EventQueue {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use rand::{Rng, SeedableRng};
+    use rand_pcg::Pcg64;
     use std::cmp::Reverse;
     use std::collections::BinaryHeap;
 
@@ -239,34 +242,27 @@ mod tests {
         }
     }
 
-    /// A small deterministic generator (PCG-style LCG), so the test needs no seed from outside.
-    struct Lcg(u64);
-    impl Lcg {
-        fn next(&mut self) -> u64 {
-            self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            self.0 >> 11
-        }
-        fn below(&mut self, n: u64) -> u64 {
-            self.next() % n
-        }
+    /// A number in `0..n` from the test's generator.
+    fn below(r: &mut Pcg64, n: u64) -> u64 {
+        r.gen_range(0..n)
     }
 
     /// Drives the queue and the reference with the same random pushes and pops
     /// (pops bounded by `until` as `run_until` does; a pop followed by none, one
     /// or several pushes) and asserts the same (time, event) sequence, length and
     /// earliest time throughout, with delays drawn by `delay` from the popped time.
-    fn same_as_reference(seed: u64, steps: usize, delay: impl Fn(&mut Lcg) -> u64) {
-        let mut rng = Lcg(seed);
+    fn same_as_reference(seed: u64, steps: usize, delay: impl Fn(&mut Pcg64) -> u64) {
+        let mut rng = Pcg64::seed_from_u64(seed);
         let (mut q, mut r) = (EventQueue::new(), Reference::default());
         let (mut now, mut id, mut popped) = (0u64, 0u32, 0usize);
         for _ in 0..steps {
-            match rng.below(10) {
+            match below(&mut rng, 10) {
                 // Push one or a burst (several at the same time, as a link's packet train).
                 0..=4 => {
                     let d = delay(&mut rng);
                     // Now and then one before the last popped time, which the queue allows.
-                    let t = if rng.below(50) == 0 { now.saturating_sub(d) } else { now + d };
-                    for _ in 0..1 + rng.below(3) {
+                    let t = if below(&mut rng, 50) == 0 { now.saturating_sub(d) } else { now + d };
+                    for _ in 0..1 + below(&mut rng, 3) {
                         q.push(SimTime(t), Event::WireHead(id));
                         r.push(t, id);
                         id += 1;
@@ -289,7 +285,7 @@ mod tests {
                             }
                             None => break,
                         }
-                        if rng.below(4) == 0 {
+                        if below(&mut rng, 4) == 0 {
                             break;
                         }
                     }
@@ -318,7 +314,7 @@ mod tests {
     fn random_pushes_and_pops_with_many_equal_times_match_a_binary_heap_on_time_and_sequence() {
         // Delays from a handful of values, so most times coincide with others.
         for seed in 0..200 {
-            same_as_reference(seed, 2_000, |r| [0, 0, 1, 2, 3, 1 << 20, 5 << 20][r.below(7) as usize]);
+            same_as_reference(seed, 2_000, |r| [0, 0, 1, 2, 3, 1 << 20, 5 << 20][below(r, 7) as usize]);
         }
     }
 
@@ -328,8 +324,8 @@ mod tests {
         // times, propagation delays and timers are.
         for seed in 0..50 {
             same_as_reference(seed, 20_000, |r| {
-                let bits = r.below(46);
-                r.below(1 << bits) + if r.below(8) == 0 { 0 } else { 1 << bits }
+                let bits = below(r, 46);
+                below(r, 1 << bits) + if below(r, 8) == 0 { 0 } else { 1 << bits }
             });
         }
     }
