@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 import copy
+import os
+import tempfile
 from pathlib import Path
 
 import pytest
 
 import cclab
+
+# The tests keep their runs in a store of their own (cclab.store), never in the user's.
+os.environ["CCLAB_STORE"] = tempfile.mkdtemp(prefix="cclab-test-store-")
 
 ROOT = Path(__file__).resolve().parents[1]
 SCENARIOS = ROOT / "scenarios"

@@ -363,7 +363,7 @@ def reproduce(
         typer.Option("--report", help="Also gather the verdicts into this markdown file.", show_default=False),
     ] = None,
     print_: Annotated[bool, typer.Option("--print", help="Print the scenarios (TOML) of the runs and exit.")] = False,
-    fresh: Annotated[bool, typer.Option("--fresh", help="Redo runs already finished in --out.")] = False,
+    fresh: Annotated[bool, typer.Option("--fresh", help="Simulate again, ignoring the runs finished in --out and in the run store.")] = False,
 ) -> None:
     """Rerun a paper's figures and tables: figures (PNG, SVG), data (CSV) and a
     report with the published numbers beside cclab's, in OUT/<paper>-<experiment>/."""

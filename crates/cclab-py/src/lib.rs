@@ -179,5 +179,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(algorithms, m)?)?;
     m.add_function(wrap_pyfunction!(recoveries, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add("RESULT_VERSION", cclab_sim::RESULT_VERSION)?;
     Ok(())
 }

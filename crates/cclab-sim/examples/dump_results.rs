@@ -7,36 +7,13 @@
 //! DURATION (e.g. `5s`) overrides the scenario's, to shorten a run. Floats are
 //! printed with `{:?}`, which round-trips, and as their bits.
 
-use cclab_sim::results::{Column, Table};
-use cclab_sim::{results, Scenario};
-use std::fmt::Write;
+use cclab_sim::results::Column;
+use cclab_sim::{dump, results, Scenario};
 use std::time::Instant;
 
 fn fail(msg: String) -> ! {
     eprintln!("error: {msg}");
     std::process::exit(2)
-}
-
-fn f64_text(x: f64) -> String {
-    format!("{x:?}/{:016x}", x.to_bits())
-}
-
-fn table(out: &mut String, name: &str, t: &Table) {
-    for (col, c) in &t.columns {
-        let _ = write!(out, "{name}.{col}:");
-        match c {
-            Column::F64(v) => v.iter().for_each(|x| {
-                let _ = write!(out, " {}", f64_text(*x));
-            }),
-            Column::U64(v) => v.iter().for_each(|x| {
-                let _ = write!(out, " {x}");
-            }),
-            Column::Str(v) => v.iter().for_each(|x| {
-                let _ = write!(out, " {x:?}");
-            }),
-        }
-        out.push('\n');
-    }
 }
 
 fn main() {
@@ -55,23 +32,7 @@ fn main() {
     let wall = t0.elapsed().as_secs_f64();
     let r = results::collect(&b.sim, b.duration);
 
-    let mut out = String::new();
-    for (k, v) in &r.summary {
-        let _ = writeln!(out, "summary.{k}: {}", f64_text(*v));
-    }
-    let _ = writeln!(out, "events_handled: {}", b.sim.events_handled);
-    let _ = writeln!(out, "pending_events: {}", b.sim.pending_events());
-    for (name, t) in [
-        ("flows", &r.flows),
-        ("queues", &r.queues),
-        ("links", &r.links),
-        ("udp", &r.udp),
-        ("web", &r.web),
-        ("flow_series", &r.flow_series),
-        ("queue_series", &r.queue_series),
-    ] {
-        table(&mut out, name, t);
-    }
+    let out = dump::dump(&r, b.sim.events_handled, b.sim.pending_events());
     print!("{out}");
     let delivered: u64 = r.flows.get("delivered_pkts").map_or(0, |c| match c {
         Column::U64(v) => v.iter().sum(),

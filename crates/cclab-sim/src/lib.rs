@@ -25,6 +25,7 @@
 #![deny(unsafe_code)]
 
 pub mod cc;
+pub mod dump;
 pub mod engine;
 pub mod metrics;
 pub mod net;
@@ -37,6 +38,15 @@ pub mod sim;
 pub mod tcp;
 pub mod traffic;
 pub mod units;
+
+/// The version of the results: it changes when, and only when, some scenario and
+/// seed can give a different result than before (an algorithm, a queue, the
+/// sender, the engine's order of events, a metric). Finished runs are cached
+/// under it (`cclab reproduce`), so a rebuild that leaves results alone keeps
+/// them. Bump it by hand with any change that moves a result;
+/// `tests/result_version.rs` holds the digest of a set of reference runs and
+/// fails when the digest changes while this number does not.
+pub const RESULT_VERSION: u32 = 1;
 
 pub use results::RunOutput;
 pub use scenario::{Scenario, ScenarioError};

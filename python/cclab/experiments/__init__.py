@@ -11,12 +11,14 @@ Each experiment writes into ``OUT/<paper>-<name>/``: its figures (PNG and SVG),
 the data behind them (one CSV per table), ``report.md`` (published numbers
 beside cclab's, with a verdict each), and ``runs/`` (one JSON per finished run,
 so an interrupted reproduction resumes where it stopped; a run is redone when
-its scenario, its seed, the experiment's ``measure`` or the simulator's build changes).
+its scenario, its seed, the experiment's ``measure`` or the core's result version changes).
+The simulations themselves are kept in the run store (``cclab.store``, by default
+``~/.cache/cclab/runs``), keyed by scenario, seed and result version: a rebuild that does
+not change results, or a new ``measure``, reuses them without simulating.
 """
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import inspect
 import json
@@ -123,18 +125,6 @@ def _run_file_name(run: Run) -> str:
     return f"{safe}.json"
 
 
-@functools.lru_cache(maxsize=1)
-def _core_digest() -> str:
-    """The simulator's build: a rebuilt core (an algorithm changed) must not reuse old runs."""
-    from .. import _core
-
-    h = hashlib.sha256()
-    with open(_core.__file__, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
-
-
 def _measure_source(exp: Experiment) -> str:
     """The source of ``measure`` and of every function of the experiment's modules it calls, directly
     or not: a helper that changes what is kept must redo the runs too."""
@@ -155,20 +145,26 @@ def _measure_source(exp: Experiment) -> str:
 
 
 def _fingerprint(exp: Experiment, run: Run) -> str:
-    from .. import __version__
+    from .. import _core
 
     src = _measure_source(exp)
-    blob = json.dumps([run.scenario, run.seed, src, __version__, _core_digest()], sort_keys=True, default=str)
+    blob = json.dumps([run.scenario, run.seed, src, _core.RESULT_VERSION], sort_keys=True, default=str)
     return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
 
-def _execute(exp_id: str, run: Run) -> Dict[str, List[Dict[str, Any]]]:
-    """Runs one simulation and keeps what the experiment measures (in the worker)."""
+def _execute(exp_id: str, run: Run, fresh: bool = False) -> Dict[str, List[Dict[str, Any]]]:
+    """Runs one simulation (or reads it from the run store) and keeps what the experiment
+    measures (in the worker)."""
     from ..run import run as run_scenario
+    from ..store import RunStore
 
     _load_all()
     exp = _REGISTRY[exp_id]
-    res = run_scenario(dict(run.scenario), seed=run.seed)
+    store = RunStore()
+    res = None if fresh else store.get(run.scenario, run.seed)
+    if res is None:
+        res = run_scenario(dict(run.scenario), seed=run.seed)
+        store.put(run.scenario, run.seed, res, overwrite=fresh)
     tables = exp.measure(run, res)
     return {name: rows_frame(rows, {}).to_dict("records") for name, rows in tables.items()}
 
@@ -243,13 +239,13 @@ def _gather(
         progress(exp.id, len(results), len(runs))
     if todo and jobs <= 1:
         for r in todo:
-            keep(r, _execute(exp.id, r))
+            keep(r, _execute(exp.id, r, fresh))
     elif todo:
         from concurrent.futures import ProcessPoolExecutor, as_completed
 
         ctx = multiprocessing.get_context("spawn")
         with ProcessPoolExecutor(max_workers=min(jobs, len(todo)), mp_context=ctx, initializer=_worker_init) as pool:
-            futs = {pool.submit(_execute, exp.id, r): r for r in todo}
+            futs = {pool.submit(_execute, exp.id, r, fresh): r for r in todo}
             try:
                 for fut in as_completed(futs):
                     keep(futs[fut], fut.result())

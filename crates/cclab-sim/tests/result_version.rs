@@ -1,0 +1,110 @@
+//! Guards `cclab_sim::RESULT_VERSION`, the key finished runs are cached under.
+//!
+//! A set of reference runs (every scenario file, every congestion control, every
+//! queue discipline, loss recoveries, random loss, send jitter, UDP and web
+//! traffic) is dumped to full precision and hashed. `result_version.txt` holds
+//! the version and the digest it was taken at:
+//! - digest unchanged: results unchanged, whatever else the change did;
+//! - digest changed, version not bumped: the change moves results, so cached runs
+//!   would be reused wrongly: bump `RESULT_VERSION` in src/lib.rs;
+//! - version bumped: write the new digest into the file (this test prints it;
+//!   `CCLAB_BLESS=1 cargo test --release --test result_version` writes it).
+
+use cclab_sim::{cc, dump, results, Scenario, RESULT_VERSION};
+use sha2::{Digest, Sha256};
+use std::path::Path;
+
+const RECORD: &str = "tests/result_version.txt";
+
+/// Two flows of `cc` at different RTTs on a small dumbbell, with `queue` and `extra`
+/// bottleneck fields; short, so that the whole set runs in seconds.
+fn pair(cc: &str, recovery: &str, queue: &str, extra: &str) -> String {
+    format!(
+        r#"
+duration = "6s"
+warmup = "1s"
+sample_interval = "500ms"
+[topology]
+bottleneck = {{ rate = "20Mbps", delay = "10ms", buffer = "0.5bdp", queue = "{queue}"{extra} }}
+[[flows]]
+cc = "{cc}"
+recovery = "{recovery}"
+rtt = "30ms"
+overhead = "0.05ms"
+[[flows]]
+cc = "{cc}"
+recovery = "{recovery}"
+rtt = "70ms"
+start = "0.5s"
+"#
+    )
+}
+
+fn reference_runs() -> Vec<(String, String)> {
+    let mut runs = Vec::new();
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios");
+    let mut files: Vec<_> = std::fs::read_dir(&dir).unwrap().filter_map(|e| e.ok()).map(|e| e.path()).collect();
+    files.sort();
+    for f in files.into_iter().filter(|f| f.extension().is_some_and(|x| x == "toml")) {
+        runs.push((f.file_name().unwrap().to_string_lossy().into_owned(), std::fs::read_to_string(&f).unwrap()));
+    }
+    for name in cc::names() {
+        let queue = if name == "xcp" { "xcp" } else { "droptail" };
+        runs.push((format!("cc {name}"), pair(name, "sack", queue, "")));
+    }
+    for rec in ["reno", "newreno"] {
+        runs.push((format!("recovery {rec}"), pair("reno", rec, "droptail", "")));
+    }
+    for wrapped in ["highspeed+ktcp", "cubic+ktcp"] {
+        runs.push((wrapped.to_string(), pair(wrapped, "sack", "droptail", "")));
+    }
+    for q in ["red", "ared", "gared"] {
+        runs.push((format!("queue {q}"), pair("highspeed", "sack", q, "")));
+    }
+    runs.push(("random loss".into(), pair("newreno", "sack", "droptail", ", loss = 0.001")));
+    runs
+}
+
+fn digest() -> String {
+    let mut h = Sha256::new();
+    for (name, text) in reference_runs() {
+        let mut sc = Scenario::from_toml(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
+        if name.ends_with(".toml") {
+            sc.duration = "12s".into();
+        }
+        let mut b = sc.build(1).unwrap_or_else(|e| panic!("{name}: {e}"));
+        b.sim.run_until(b.duration);
+        let r = results::collect(&b.sim, b.duration);
+        h.update(name.as_bytes());
+        h.update(dump::dump(&r, b.sim.events_handled, b.sim.pending_events()).as_bytes());
+    }
+    format!("{:x}", h.finalize())
+}
+
+#[test]
+fn a_change_of_results_comes_with_a_new_result_version() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(RECORD);
+    let now = digest();
+    let line = format!("{RESULT_VERSION} {now}\n");
+    if std::env::var_os("CCLAB_BLESS").is_some() {
+        std::fs::write(&path, &line).unwrap();
+        return;
+    }
+    let saved = std::fs::read_to_string(&path).unwrap_or_default();
+    let mut it = saved.split_whitespace();
+    let (version, was): (u32, &str) = (it.next().and_then(|v| v.parse().ok()).unwrap_or(0), it.next().unwrap_or(""));
+    if now == was {
+        assert_eq!(version, RESULT_VERSION, "results unchanged: RESULT_VERSION must stay {version} ({RECORD})");
+        return;
+    }
+    assert_ne!(
+        version, RESULT_VERSION,
+        "the reference runs' results changed (digest {was} -> {now}) but RESULT_VERSION is still {version}: \
+         bump it in src/lib.rs so that cached runs are redone"
+    );
+    panic!(
+        "RESULT_VERSION is now {RESULT_VERSION}: record the new digest in {RECORD}: `{}` \
+         (or run with CCLAB_BLESS=1)",
+        line.trim()
+    );
+}

@@ -1,0 +1,97 @@
+"""A store of finished runs that survives rebuilds.
+
+A run's result is determined by three things: the scenario, the seed and the
+core's *result version* (``cclab._core.RESULT_VERSION``, a number bumped by
+hand with every change that can move a result, guarded by the digest test
+``crates/cclab-sim/tests/result_version.rs``). The store keys each finished run
+on exactly those, so rebuilding the core (``pip install .``) keeps every run
+whose results cannot have changed, and a change of what an experiment keeps of
+a run (its ``measure``) reads the stored result instead of simulating again.
+
+Where: ``$CCLAB_STORE`` if set, else ``$XDG_CACHE_HOME/cclab/runs`` (by
+default ``~/.cache/cclab/runs``). Each run is a folder written by
+``Result.save`` (Parquet tables, ``summary.json``, ``scenario.toml``) and moved
+into place whole, so a killed run leaves nothing half-written. Delete the
+folder to empty the store.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any, Mapping, Optional, Union
+
+from . import _core
+from .result import Result, load
+
+__all__ = ["RunStore", "default_root", "run_key"]
+
+
+def default_root() -> Path:
+    """``$CCLAB_STORE``, else ``$XDG_CACHE_HOME/cclab/runs``, else ``~/.cache/cclab/runs``."""
+    env = os.environ.get("CCLAB_STORE")
+    if env:
+        return Path(env)
+    cache = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(cache) / "cclab" / "runs"
+
+
+def run_key(scenario: Mapping[str, Any], seed: int) -> str:
+    """The key of a run: a digest of the scenario (as given), the seed and the core's result version."""
+    blob = json.dumps([dict(scenario), int(seed), int(_core.RESULT_VERSION)], sort_keys=True, default=str)
+    return hashlib.sha256(blob.encode()).hexdigest()
+
+
+class RunStore:
+    """Finished runs by (scenario, seed, result version); see the module's doc."""
+
+    def __init__(self, root: Union[str, "os.PathLike[str]", None] = None) -> None:
+        self.root = Path(root) if root is not None else default_root()
+
+    def path(self, scenario: Mapping[str, Any], seed: int) -> Path:
+        k = run_key(scenario, seed)
+        return self.root / f"v{_core.RESULT_VERSION}" / k[:2] / k
+
+    def get(self, scenario: Mapping[str, Any], seed: int) -> Optional[Result]:
+        """The stored result of this run, or None (also when the stored folder is unreadable)."""
+        p = self.path(scenario, seed)
+        if not (p / "summary.json").is_file():
+            return None
+        try:
+            return load(p)
+        except Exception:  # a damaged entry is a miss; it is overwritten by the next put
+            return None
+
+    def put(self, scenario: Mapping[str, Any], seed: int, result: Result, overwrite: bool = False) -> Path:
+        """Stores ``result`` as the run of (scenario, seed); atomic, and a no-op when present
+        (unless ``overwrite``)."""
+        p = self.path(scenario, seed)
+        if not overwrite and (p / "summary.json").is_file():
+            return p
+        p.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=".tmp-", dir=p.parent))
+        try:
+            result.save(tmp)
+            if p.exists():  # overwritten, or a damaged earlier entry
+                shutil.rmtree(p, ignore_errors=True)
+            os.replace(tmp, p)
+        except OSError:
+            shutil.rmtree(tmp, ignore_errors=True)
+            if not (p / "summary.json").is_file():
+                raise
+        return p
+
+    def run(self, scenario: Mapping[str, Any], seed: int) -> Result:
+        """The stored result of (scenario, seed), simulating and storing it first when absent."""
+        hit = self.get(scenario, seed)
+        if hit is not None:
+            return hit
+        from .run import run as run_scenario
+
+        res = run_scenario(dict(scenario), seed=seed)
+        self.put(scenario, seed, res)
+        return res
