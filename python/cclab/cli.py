@@ -411,9 +411,10 @@ def reproduce(
         for e in chosen:
             o = ex.run_experiment(e, quick=quick, out=out, jobs=jobs, fresh=fresh, progress=progress)
             outcomes.append(o)
-            k = sum(c.holds for c in o.checks)
-            style = "green" if k == len(o.checks) else "yellow"
-            con.print(f"[{style}]{e.id}[/]: {k}/{len(o.checks)} checks match or hold, {o.runs} runs, "
+            cnt = o.counts()
+            style = "green" if cnt["matches"] == len(o.checks) else "yellow"
+            verdicts = ", ".join(f"{n} {v}" for v, n in cnt.items() if n)
+            con.print(f"[{style}]{e.id}[/]: {len(o.checks)} checks ({verdicts or 'none'}), {o.runs} runs, "
                       f"{o.wall_s:.0f} s -> {o.folder / 'report.md'}")
     if report is not None:
         con.print(f"wrote {ex.write_summary(outcomes, report)}")

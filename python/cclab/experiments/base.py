@@ -6,17 +6,16 @@ stands for), what it keeps of each run (``measure``: small tables, computed in
 the worker process so the full result never crosses a process boundary), and
 how it draws the figure and compares the numbers (``report``).
 
-A report holds figures and *checks*. A check is either a published number
-beside cclab's with a tolerance (``compare``), or a qualitative claim of the
-paper (``claim``: "TCP-GT drops no packet", "the extra window's utilization
-exceeds Reno's at every k"). Each check gets a verdict: it matches, or it
-differs and says why in one line. Qualitative claims must hold in the quick
-form too: the tests check them.
+A report holds figures and *checks* (``verdicts``: a published number beside
+cclab's, a qualitative claim, a model curve), each with one of four verdicts:
+matches, differs-explained (an ablation computed by the experiment proves the
+cause), differs-unexplained, uninformative. Where the paper leaves a choice
+open that moves a verdict, the report carries the checks under every setting
+(``variants``) and names the default.
 """
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Mapping, Sequence, Union
@@ -28,7 +27,9 @@ if TYPE_CHECKING:
 
     from ..result import Result
 
-__all__ = ["Run", "Check", "Report", "Experiment", "compare", "claim"]
+from .verdicts import Check, checks_table, claim, compare, fmt, model
+
+__all__ = ["Run", "Check", "Report", "Experiment", "Variant", "compare", "claim", "model", "checks_table", "fmt"]
 
 #: What ``measure`` may return per table: a DataFrame, a list of row dicts, or one row.
 Rows = Union[pd.DataFrame, Sequence[Mapping[str, Any]], Mapping[str, Any]]
@@ -49,61 +50,17 @@ class Run:
     params: Mapping[str, Any] = field(default_factory=dict)
 
 
-@dataclass(frozen=True)
-class Check:
-    """One verdict of an experiment: a published number beside cclab's, or a claim."""
+@dataclass
+class Variant:
+    """The checks of an experiment under one setting of a choice the paper leaves open
+    (loss recovery, send jitter, ARED's floor of max_p...). ``default`` marks the setting the
+    summary counts; ``why`` says why it is the default."""
 
-    what: str
-    measured: Any
-    holds: bool
-    published: Any = None
-    tolerance: str = ""
-    reason: str = ""
-    qualitative: bool = False
-
-    @property
-    def verdict(self) -> str:
-        if self.holds:
-            return "matches" if not self.qualitative else "holds"
-        return f"differs: {self.reason}" if self.reason else "differs"
-
-
-def _fmt(x: Any) -> str:
-    if isinstance(x, float):
-        if math.isnan(x):
-            return "n/a"
-        a = abs(x)
-        if a != 0 and (a < 1e-3 or a >= 1e6):
-            return f"{x:.3g}"
-        return f"{x:.4g}"
-    return str(x)
-
-
-def compare(
-    what: str,
-    published: float,
-    measured: float,
-    tol: float,
-    *,
-    relative: bool = False,
-    reason: str = "",
-) -> Check:
-    """A published number beside cclab's: matches when ``|measured - published| <= tol``
-    (``relative``: ``<= tol * |published|``). ``reason`` is the one-line
-    explanation shown when it differs; give it whenever a difference is expected
-    or understood."""
-    bound = tol * abs(published) if relative else tol
-    ok = (not math.isnan(measured)) and abs(measured - published) <= bound + 1e-12
-    tol_s = f"±{tol:.0%}" if relative else f"±{_fmt(tol)}"
-    return Check(what, measured, ok, published=published, tolerance=tol_s, reason="" if ok else reason)
-
-
-def claim(what: str, holds: bool, measured: Any, *, published: Any = "", reason: str = "") -> Check:
-    """A qualitative result of the paper (``what``) and whether cclab's run shows
-    it; ``measured`` is the evidence in a few words or numbers."""
-    return Check(
-        what, measured, bool(holds), published=published, qualitative=True, reason="" if holds else reason
-    )
+    name: str
+    description: str
+    checks: list[Check]
+    default: bool = False
+    why: str = ""
 
 
 @dataclass
@@ -115,6 +72,8 @@ class Report:
     notes: list[str] = field(default_factory=list)
     #: Extra markdown (a table in the paper's form), placed before the checks.
     markdown: str = ""
+    #: The checks under every setting of the open choices swept (``checks`` are the default's).
+    variants: list[Variant] = field(default_factory=list)
 
 
 class Experiment:
@@ -164,13 +123,3 @@ def rows_frame(rows: Rows, params: Mapping[str, Any]) -> pd.DataFrame:
 
 def out_dir(base: Path, exp: Experiment) -> Path:
     return Path(base) / f"{exp.paper}-{exp.name}"
-
-
-def checks_table(checks: Sequence[Check]) -> str:
-    """The checks as a markdown table: what, published, cclab, tolerance, verdict."""
-    lines = ["| what | published | cclab | tolerance | verdict |", "|---|---|---|---|---|"]
-    for c in checks:
-        cells = [c.what, _fmt(c.published), _fmt(c.measured), c.tolerance or "—", c.verdict]
-        lines.append("| " + " | ".join(s.replace("|", "\\|").replace("\n", " ") for s in cells) + " |")
-    return "\n".join(lines)
-

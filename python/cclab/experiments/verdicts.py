@@ -1,0 +1,272 @@
+"""Checks and their verdicts: what a reproduction claims, and on what evidence.
+
+A check sets one statement of a paper (its words, its section) against cclab's
+runs. It is one of:
+
+- ``compare``: a number the paper prints or plots beside cclab's. The
+  tolerance is the paper's own precision (half a unit of the last digit it
+  prints, when ``published`` is given as the printed string; the reading
+  precision of a plot, stated, when it is read off a figure) plus the spread
+  of cclab's value over seeds (the half-width of its 95 % interval).
+- ``claim``: a qualitative statement ("TCP-GT never dropped a packet").
+- ``model``: cclab's window or time beside *cclab's own evaluation* of one of
+  the paper's equations; labelled so, never as a published number.
+
+Each gets one of four verdicts:
+
+- ``matches``: the check passes, and it can tell the algorithms apart;
+- ``uninformative``: it passes, but so would the alternative it is meant to
+  separate from (``against=``: both saturate the link, both drop nothing);
+- ``differs-explained``: it fails, and an *ablation* (the same check on runs
+  with a named cause removed, computed by the experiment) passes or closes at
+  least half of the gap (``EXPLAINED_SHARE``);
+- ``differs-unexplained``: it fails, and no ablation closes the gap (a
+  suspected cause may be named, and is shown as not proven).
+
+Reasons are generated from the cause (words, specific to the check) and the
+ablation's numbers; no number in a reason is typed in.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, replace
+from decimal import Decimal, InvalidOperation
+from typing import Any, Mapping, Optional, Union
+
+__all__ = [
+    "Ablation",
+    "Check",
+    "EXPLAINED_SHARE",
+    "VERDICTS",
+    "claim",
+    "compare",
+    "fmt",
+    "model",
+    "printed_precision",
+]
+
+#: The four verdicts, in the order the summaries list them.
+VERDICTS = ("matches", "differs-explained", "differs-unexplained", "uninformative")
+
+#: An ablation explains a difference when it passes the check or closes at least this share of the gap.
+EXPLAINED_SHARE = 0.5
+
+
+def fmt(x: Any) -> str:
+    """A number as reports print it: 4 significant digits, n/a for NaN."""
+    if isinstance(x, bool):
+        return str(x)
+    if isinstance(x, float):
+        if math.isnan(x):
+            return "n/a"
+        a = abs(x)
+        if a != 0 and (a < 1e-3 or a >= 1e6):
+            return f"{x:.3g}"
+        return f"{x:.4g}"
+    return "" if x is None else str(x)
+
+
+def printed_precision(printed: str) -> float:
+    """Half a unit of the last digit of a number as printed: "0.83" -> 0.005, "60" -> 0.5,
+    "38.943" -> 0.0005, "1.2e-3" -> 0.00005."""
+    try:
+        d = Decimal(printed.strip().rstrip("%"))
+    except InvalidOperation:
+        raise ValueError(f"published: {printed!r} is not a number as printed") from None
+    exp = d.as_tuple().exponent
+    assert isinstance(exp, int)
+    scale = 0.01 if printed.strip().endswith("%") else 1.0
+    return 0.5 * 10.0**exp * scale
+
+
+@dataclass(frozen=True)
+class Ablation:
+    """The same check on runs with a suspected cause removed."""
+
+    cause: str  #: the cause, in words specific to this check
+    change: str  #: what the ablation's runs change ("recovery = \"sack\"")
+    measured: Any  #: the check's value on the ablated runs
+    holds: bool  #: the check passes on the ablated runs
+    closed: float  #: share of the gap closed (1 when it passes; may be negative)
+
+    @property
+    def explains(self) -> bool:
+        return self.holds or self.closed >= EXPLAINED_SHARE
+
+
+@dataclass(frozen=True)
+class Check:
+    """One statement of a paper against cclab's runs, and its verdict (see the module doc)."""
+
+    what: str
+    measured: Any
+    holds: bool
+    published: Any = None
+    tolerance: str = ""
+    quote: str = ""  #: the paper's words
+    section: str = ""  #: where the paper says it ("§4.2, Table 5")
+    qualitative: bool = False
+    model: bool = False  #: published is cclab's evaluation of one of the paper's equations
+    informative: bool = True
+    why_uninformative: str = ""
+    ablation: Optional[Ablation] = None
+    suspect: str = ""  #: a cause suspected but not proven by an ablation
+    headline: bool = False  #: one of the paper's central claims (REPRODUCTION.md's headline table)
+    #: how far outside its tolerance cclab's value is (numbers), 1/0 (claims); 0 when it passes
+    excess: float = 0.0
+
+    @property
+    def kind(self) -> str:
+        """The verdict: one of ``VERDICTS``."""
+        if self.holds:
+            return "matches" if self.informative else "uninformative"
+        if self.ablation is not None and self.ablation.explains:
+            return "differs-explained"
+        return "differs-unexplained"
+
+    @property
+    def reason(self) -> str:
+        """Why it differs or says nothing, generated from the cause and the ablation's numbers."""
+        if self.holds:
+            return "" if self.informative else self.why_uninformative
+        a = self.ablation
+        if a is not None:
+            effect = ("passes" if a.holds else f"closes {a.closed:.0%} of the gap") + f" ({fmt(a.measured)})"
+            return f"{a.cause}; with {a.change} the check {effect}"
+        return f"cause not proven; suspected: {self.suspect}" if self.suspect else "cause unknown"
+
+    @property
+    def verdict(self) -> str:
+        r = self.reason
+        return f"{self.kind}: {r}" if r else self.kind
+
+    def explained_by(self, ablated: "Check", cause: str, change: str) -> "Check":
+        """This check with ``ablated`` (the same check computed on the runs without ``cause``)
+        as its ablation. A check that passes is returned as it is."""
+        if self.holds:
+            return self
+        if self.excess > 0 and math.isfinite(self.excess) and math.isfinite(ablated.excess):
+            closed = 1.0 - ablated.excess / self.excess
+        else:
+            closed = 1.0 if ablated.holds else 0.0
+        return replace(self, ablation=Ablation(cause, change, ablated.measured, ablated.holds, closed))
+
+    def suspected(self, cause: str) -> "Check":
+        """This check with a suspected cause (no ablation): it stays differs-unexplained."""
+        return self if self.holds else replace(self, suspect=cause)
+
+
+Number = Union[float, int, str]
+
+
+def _published(published: Number, tol: Optional[float]) -> tuple[float, float]:
+    """The published value and the paper's precision: from its printed digits when given as a
+    string, else ``tol`` (the stated reading precision of a figure), which is then required."""
+    if isinstance(published, str):
+        value = float(published.strip().rstrip("%")) * (0.01 if published.strip().endswith("%") else 1.0)
+        prec = printed_precision(published)
+        return value, prec if tol is None else tol
+    if tol is None:
+        raise ValueError("compare: give the published value as printed (a string) or its reading precision tol=")
+    return float(published), float(tol)
+
+
+def compare(
+    what: str,
+    published: Number,
+    measured: float,
+    tol: Optional[float] = None,
+    *,
+    relative: bool = False,
+    spread: float = 0.0,
+    quote: str = "",
+    section: str = "",
+    against: Optional[Mapping[str, float]] = None,
+    headline: bool = False,
+    reason: str = "",
+) -> Check:
+    """A published number beside cclab's. Passes when ``|measured - published| <= tol + spread``.
+
+    ``published``: the number as the paper prints it (a string: its precision is half a unit of
+    its last digit), or a float read off a figure with ``tol`` its reading precision.
+    ``relative``: ``tol`` is a share of the published value. ``spread``: the half-width of the 95 %
+    interval of cclab's value over seeds. ``against``: what the alternatives the check is meant to
+    separate give (name -> value); if one of them passes too, the check is uninformative.
+    ``reason``: a suspected cause (shown as not proven; use ``Check.explained_by`` to prove one)."""
+    value, prec = _published(published, tol)
+    bound = (prec * abs(value) if relative else prec) + abs(spread)
+    ok = (not math.isnan(measured)) and abs(measured - value) <= bound + 1e-12
+    excess = 0.0 if ok else (abs(measured - value) - bound if not math.isnan(measured) else math.inf)
+    tol_s = f"±{prec:.0%}" if relative else f"±{fmt(prec)}"
+    if spread:
+        tol_s += f" ±{fmt(abs(spread))} (seeds)"
+    informative, why = True, ""
+    if ok and against:
+        also = {k: v for k, v in against.items() if not math.isnan(v) and abs(v - value) <= bound + 1e-12}
+        if also:
+            informative = False
+            why = "also within tolerance: " + ", ".join(f"{k} {fmt(v)}" for k, v in also.items())
+    return Check(what, measured, ok, published=value, tolerance=tol_s, quote=quote, section=section,
+                 informative=informative, why_uninformative=why, suspect="" if ok else reason,
+                 headline=headline, excess=excess)
+
+
+def claim(
+    what: str,
+    holds: bool,
+    measured: Any,
+    *,
+    quote: str = "",
+    section: str = "",
+    published: Any = "",
+    informative: bool = True,
+    why_uninformative: str = "",
+    headline: bool = False,
+    reason: str = "",
+) -> Check:
+    """A qualitative statement of the paper (``what``, its words in ``quote``) and whether cclab's
+    runs show it; ``measured`` is the evidence in a few words or numbers. ``informative=False``
+    (with ``why_uninformative``, computed) when the alternative shows it too."""
+    if not informative and not why_uninformative:
+        raise ValueError(f"claim {what!r}: say why it is uninformative (why_uninformative=)")
+    return Check(what, measured, bool(holds), published=published, quote=quote, section=section, qualitative=True,
+                 informative=informative or not holds, why_uninformative=why_uninformative if holds else "",
+                 suspect="" if holds else reason, headline=headline, excess=0.0 if holds else 1.0)
+
+
+def model(
+    what: str,
+    equation: str,
+    model_value: float,
+    measured: float,
+    tol: float,
+    *,
+    relative: bool = False,
+    section: str = "",
+    reason: str = "",
+) -> Check:
+    """cclab's run beside cclab's own evaluation of the paper's ``equation`` (e.g. "eq. (12)"): the
+    published column says so. ``tol`` is the model's stated accuracy, not a paper's precision."""
+    c = compare(what, float(model_value), measured, tol, relative=relative, section=section, reason=reason)
+    return replace(c, model=True, published=f"{fmt(float(model_value))} ({equation}, cclab's evaluation)")
+
+
+def _clean(s: str) -> str:
+    return re.sub(r"\s+", " ", s.replace("|", "\\|")).strip()
+
+
+def checks_table(checks: "list[Check]") -> str:
+    """The checks as a markdown table: statement (with the paper's words and section), published,
+    cclab, tolerance, verdict."""
+    lines = ["| what the paper says | published | cclab | tolerance | verdict |", "|---|---|---|---|---|"]
+    for c in checks:
+        what = c.what
+        if c.quote:
+            what += f" — “{c.quote}”"
+        if c.section:
+            what += f" ({c.section})"
+        cells = [what, fmt(c.published), fmt(c.measured), c.tolerance or "—", c.verdict]
+        lines.append("| " + " | ".join(_clean(s) for s in cells) + " |")
+    return "\n".join(lines)

@@ -1,0 +1,107 @@
+"""The verdict logic of the reproduction (cclab.experiments.verdicts): each check type with an
+input that must match and one that must not, ablations, uninformative checks, generated reasons."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from cclab.experiments import VERDICTS, claim, compare, model
+from cclab.experiments.verdicts import EXPLAINED_SHARE, printed_precision
+
+
+@pytest.mark.parametrize(
+    "printed, precision",
+    [("0.83", 0.005), ("60", 0.5), ("38.943", 0.0005), ("1.2e-3", 0.00005), ("97.5%", 0.0005), ("100", 0.5)],
+)
+def test_the_precision_of_a_printed_number_is_half_its_last_digit(printed, precision):
+    assert printed_precision(printed) == pytest.approx(precision)
+
+
+def test_compare_with_a_printed_number_uses_its_precision_only():
+    assert compare("u", "0.83", 0.834, quote="q").kind == "matches"
+    assert compare("u", "0.83", 0.836).kind == "differs-unexplained"
+    assert compare("u", "0.83", 0.8249).kind == "differs-unexplained"
+    # the spread over seeds widens it, and only by itself
+    assert compare("u", "0.83", 0.84, spread=0.006).kind == "matches"
+    assert compare("u", "0.83", 0.842, spread=0.006).kind == "differs-unexplained"
+
+
+def test_a_percentage_as_printed_is_a_share():
+    c = compare("utilization", "97.5%", 0.9752)
+    assert c.published == pytest.approx(0.975) and c.kind == "matches"
+    assert compare("utilization", "97.5%", 0.970).kind == "differs-unexplained"
+
+
+def test_a_number_read_off_a_figure_needs_its_reading_precision():
+    with pytest.raises(ValueError, match="reading precision"):
+        compare("t", 60.0, 59.0)
+    assert compare("t", 60.0, 64.0, 5.0).kind == "matches"
+    assert compare("t", 60.0, 66.0, 5.0).kind == "differs-unexplained"
+    assert compare("x", 100.0, 109.0, 0.1, relative=True).kind == "matches"
+    assert compare("x", 100.0, 111.0, 0.1, relative=True).kind == "differs-unexplained"
+
+
+def test_nan_never_matches():
+    c = compare("x", "1.0", float("nan"))
+    assert not c.holds and math.isinf(c.excess)
+
+
+def test_a_check_the_alternative_also_passes_is_uninformative():
+    c = compare("utilization of gHSTCP", "0.99", 0.992, against={"HSTCP": 0.991})
+    assert c.kind == "uninformative" and "HSTCP 0.991" in c.reason
+    c = compare("utilization of gHSTCP", "0.99", 0.992, against={"HSTCP": 0.80})
+    assert c.kind == "matches"
+    # a failing check is a difference, whatever the alternative gives
+    assert compare("u", "0.99", 0.90, against={"HSTCP": 0.90}).kind == "differs-unexplained"
+    assert claim("no drop", True, "0", informative=False, why_uninformative="Reno drops none too").kind == (
+        "uninformative")
+    assert claim("no drop", False, "3", informative=False, why_uninformative="x").kind == "differs-unexplained"
+    with pytest.raises(ValueError, match="why"):
+        claim("no drop", True, "0", informative=False)
+
+
+def test_claims():
+    assert claim("no drop", True, "0 drops").kind == "matches"
+    c = claim("no drop", False, "27 drops", reason="slow start overshoots")
+    assert c.kind == "differs-unexplained" and "not proven" in c.reason and "slow start" in c.reason
+
+
+def test_an_ablation_that_passes_explains_and_one_that_does_not_leaves_it_unexplained():
+    base = claim("HRF keeps 100 Mbit/s at every RTT", False, "timeouts at 120 ms")
+    fixed = claim("HRF keeps 100 Mbit/s at every RTT", True, "no timeout")
+    e = base.explained_by(fixed, "NewReno recovery times out on burst losses", 'recovery = "sack"')
+    assert e.kind == "differs-explained" and e.ablation.closed == 1.0
+    assert "NewReno recovery" in e.reason and 'recovery = "sack"' in e.reason and "passes" in e.reason
+    not_fixed = base.explained_by(base, "a wrong cause", "x = 1")
+    assert not_fixed.kind == "differs-unexplained" and "closes 0%" in not_fixed.reason
+
+
+def test_the_share_of_the_gap_an_ablation_closes():
+    c = compare("u", "0.90", 0.60)  # 0.295 outside the tolerance
+    half = compare("u", "0.90", 0.78)
+    e = c.explained_by(half, "cause", "change")
+    assert e.ablation.closed == pytest.approx(1 - (0.90 - 0.78 - 0.005) / (0.90 - 0.60 - 0.005))
+    assert e.ablation.closed >= EXPLAINED_SHARE and e.kind == "differs-explained"
+    little = c.explained_by(compare("u", "0.90", 0.65), "cause", "change")
+    assert little.ablation.closed < EXPLAINED_SHARE and little.kind == "differs-unexplained"
+    worse = c.explained_by(compare("u", "0.90", 0.50), "cause", "change")
+    assert worse.ablation.closed < 0 and worse.kind == "differs-unexplained"
+
+
+def test_a_passing_check_keeps_no_ablation():
+    c = compare("u", "0.90", 0.90)
+    assert c.explained_by(compare("u", "0.90", 0.5), "c", "x") is c
+
+
+def test_a_model_check_is_labelled_as_cclabs_evaluation():
+    c = model("t2 of CR at 80 ms", "eq. (12)", 7.46, 7.72, 0.05, relative=True)
+    assert "eq. (12), cclab's evaluation" in c.published and c.kind == "matches"
+    assert model("t", "eq. (6)", 10.0, 12.0, 0.05, relative=True).kind == "differs-unexplained"
+
+
+def test_every_verdict_is_one_of_four():
+    checks = [compare("a", "1", 1.0), compare("a", "1", 3.0), claim("b", True, ""),
+              compare("a", "1", 1.0, against={"x": 1.0})]
+    assert {c.kind for c in checks} <= set(VERDICTS) and len(VERDICTS) == 4
