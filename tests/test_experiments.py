@@ -61,12 +61,41 @@ def test_finished_runs_are_reused_and_a_changed_scenario_is_rerun(tmp_path, monk
     def no_simulation(*_a, **_k):
         raise AssertionError("a finished run was simulated again")
 
-    monkeypatch.setattr(ex, "_execute", no_simulation)
+    from cclab.experiments import runner
+
+    monkeypatch.setattr(runner, "_execute", no_simulation)
     again = ex.run_experiment(exp, quick=True, out=tmp_path, jobs=1)
     assert again.runs == 1
     # A different scenario (the full form) is not taken from the quick form's file.
     with pytest.raises(AssertionError, match="simulated again"):
         ex.run_experiment(exp, quick=False, out=tmp_path, jobs=1)
+
+
+def test_runs_of_all_experiments_go_longest_first_and_the_time_left_is_apportioned(tmp_path, monkeypatch):
+    from cclab.experiments import runner
+
+    exps = ex.find("003", "table1") + ex.find("003", "fig1")
+    order, seen = [], []
+
+    def fake(exp_id, run, fresh=False):
+        order.append(ex.estimate_cost(run.scenario))
+        return real(exp_id, run, fresh)
+
+    real = runner._execute
+    monkeypatch.setattr(runner, "_execute", fake)
+    outs = ex.run_experiments(exps, quick=True, out=tmp_path, jobs=1,
+                              overall=lambda done, total, n, m: seen.append((done, total, n, m)))
+    assert [o.experiment.id for o in outs] == ["003/table1", "003/fig1"]
+    assert order == sorted(order, reverse=True) and len(order) == sum(len(e.runs(True)) for e in exps)
+    assert seen[-1][0] == seen[-1][1] and seen[-1][2] == seen[-1][3] == len(order)
+
+
+def test_estimate_cost_reads_rate_and_duration():
+    sc = {"duration": "30s", "topology": {"bottleneck": {"rate": "100Mbps"}}}
+    assert ex.estimate_cost(sc) == 100e6 * 30
+    assert ex.estimate_cost({"duration": "500ms", "topology": {"links": [{"rate": "2.5Gbps"}, {"rate": "1Gbps"}]}}) == (
+        2.5e9 * 0.5)
+    assert ex.estimate_cost({"duration": "junk"}) == 1.0
 
 
 def test_find_names_what_is_accepted():

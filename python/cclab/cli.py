@@ -395,26 +395,27 @@ def reproduce(
                 print(f"# {e.id} run {r.key!r}, seed {r.seed}")
                 print(to_toml(dict(r.scenario)))
         return
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
     con = _stdout()
-    outcomes = []
-    with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+    # One bar over all the runs still to simulate, weighted by their estimated cost (the
+    # packets they carry), so that the time left is apportioned by work, not by run count.
+    with Progress(TextColumn("[bold]{task.description}"), BarColumn(), TextColumn("{task.fields[runs]}"),
+                  TimeElapsedColumn(), TextColumn("left"), TimeRemainingColumn(),
                   console=Console(stderr=True), transient=True) as bar:
-        tasks: dict = {}
+        task = bar.add_task("runs", total=None, runs="")
 
-        def progress(exp_id: str, done: int, total: int) -> None:
-            if exp_id not in tasks:
-                tasks[exp_id] = bar.add_task(exp_id, total=total)
-            bar.update(tasks[exp_id], completed=done)
+        def overall(done: float, total: float, n: int, m: int) -> None:
+            bar.update(task, completed=done, total=total or None, runs=f"{n}/{m} simulated")
 
-        for e in chosen:
-            o = ex.run_experiment(e, quick=quick, out=out, jobs=jobs, fresh=fresh, progress=progress)
-            outcomes.append(o)
+        def done(o: "ex.Outcome") -> None:
             cnt = o.counts()
             style = "green" if cnt["matches"] == len(o.checks) else "yellow"
             verdicts = ", ".join(f"{n} {v}" for v, n in cnt.items() if n)
-            con.print(f"[{style}]{e.id}[/]: {len(o.checks)} checks ({verdicts or 'none'}), {o.runs} runs, "
-                      f"{o.wall_s:.0f} s -> {o.folder / 'report.md'}")
+            con.print(f"[{style}]{o.experiment.id}[/]: {len(o.checks)} checks ({verdicts or 'none'}), "
+                      f"{o.runs} runs, {o.wall_s:.0f} s -> {o.folder / 'report.md'}")
+
+        outcomes = ex.run_experiments(chosen, quick=quick, out=out, jobs=jobs, fresh=fresh, overall=overall,
+                                      done=done)
     if report is not None:
         con.print(f"wrote {ex.write_summary(outcomes, report)}")

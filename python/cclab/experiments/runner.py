@@ -1,0 +1,289 @@
+"""Running experiments: which runs are finished, which to simulate, in what order, and where
+the results go.
+
+Every run's measured tables are kept as ``OUT/<paper>-<experiment>/runs/<key>.json`` under a
+fingerprint of its scenario, seed, the experiment's ``measure`` (its source and the helpers it
+calls) and the core's result version; the simulations themselves are kept in the run store
+(``cclab.store``). The runs still to do, of all the chosen experiments together, go to one
+process pool longest first (estimated from the packets they carry), so that two cores are not
+left waiting on one long run at the end; an experiment's files are written as soon as its last
+run is in.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import inspect
+import json
+import multiprocessing
+import os
+import re
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Dict, List, Optional, Sequence, Union
+
+import pandas as pd
+
+from .base import Experiment, Run, out_dir, rows_frame
+from .verdicts import VERDICTS, Check
+
+__all__ = ["Outcome", "Progress", "Overall", "estimate_cost", "run_experiments"]
+
+
+
+def _run_file_name(run: Run) -> str:
+    safe = re.sub(r"[^A-Za-z0-9_.=-]+", "_", run.key)[:80]
+    return f"{safe}.json"
+
+
+def _measure_source(exp: Experiment) -> str:
+    """The source of ``measure`` and of every function of the experiment's modules it calls, directly
+    or not: a helper that changes what is kept must redo the runs too."""
+    seen: Dict[Any, str] = {}
+    todo = [getattr(type(exp).measure, "__func__", type(exp).measure)]
+    while todo:
+        fn = todo.pop()
+        code = getattr(fn, "__code__", None)
+        if fn in seen or code is None or not getattr(fn, "__module__", "").startswith(__name__):
+            continue
+        try:
+            seen[fn] = inspect.getsource(fn)
+        except (OSError, TypeError):
+            seen[fn] = fn.__qualname__
+        names = set(code.co_names) | {c.co_name for c in code.co_consts if inspect.iscode(c)}
+        todo += [fn.__globals__[n] for n in names if inspect.isfunction(fn.__globals__.get(n))]
+    return "\n".join(seen[f] for f in sorted(seen, key=lambda f: f.__qualname__))
+
+
+def _fingerprint(exp: Experiment, run: Run) -> str:
+    from .. import _core
+
+    src = _measure_source(exp)
+    blob = json.dumps([run.scenario, run.seed, src, _core.RESULT_VERSION], sort_keys=True, default=str)
+    return hashlib.sha256(blob.encode()).hexdigest()[:16]
+
+
+def _execute(exp_id: str, run: Run, fresh: bool = False) -> Dict[str, List[Dict[str, Any]]]:
+    """Runs one simulation (or reads it from the run store) and keeps what the experiment
+    measures (in the worker)."""
+    from ..run import run as run_scenario
+    from ..store import RunStore
+
+    from . import _REGISTRY, _load_all
+
+    _load_all()
+    exp = _REGISTRY[exp_id]
+    store = RunStore()
+    res = None if fresh else store.get(run.scenario, run.seed)
+    if res is None:
+        res = run_scenario(dict(run.scenario), seed=run.seed)
+        store.put(run.scenario, run.seed, res, overwrite=fresh)
+    tables = exp.measure(run, res)
+    return {name: rows_frame(rows, {}).to_dict("records") for name, rows in tables.items()}
+
+
+def _worker_init() -> None:
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    import matplotlib
+
+    matplotlib.use("Agg")
+
+
+
+
+#: ``progress(experiment id, runs done, runs in all)``, per experiment.
+Progress = Callable[[str, int, int], Any]
+#: ``overall(cost done, cost in all, runs simulated, runs to simulate)``: the cost is
+#: ``estimate_cost``'s, so cost done / cost in all is the share of the wall time behind us.
+Overall = Callable[[float, float, int, int], Any]
+
+_UNITS = {"": 1.0, "k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}
+_TIME = {"s": 1.0, "ms": 1e-3, "us": 1e-6, "µs": 1e-6, "ns": 1e-9, "ps": 1e-12}
+
+
+def _rate_bps(text: Any) -> float:
+    m = re.fullmatch(r"\s*([0-9.eE+-]+)\s*([kKMGT]?)bps\s*", str(text))
+    return float(m.group(1)) * _UNITS[m.group(2)] if m else 0.0
+
+
+def _seconds(text: Any) -> float:
+    m = re.fullmatch(r"\s*([0-9.eE+-]+)\s*(s|ms|us|µs|ns|ps)\s*", str(text))
+    return float(m.group(1)) * _TIME[m.group(2)] if m else 0.0
+
+
+def estimate_cost(scenario: Any) -> float:
+    """A run's cost in wall time, estimated as the bits its fastest link can carry in its duration
+    (the packets it delivers dominate the time); 1 when it cannot be read. Only the order and the
+    shares matter: it schedules the longest runs first and apportions the time left."""
+    topo = scenario.get("topology", {}) if isinstance(scenario, dict) else {}
+    rates = [_rate_bps((topo.get("bottleneck") or {}).get("rate"))]
+    rates += [_rate_bps(link.get("rate")) for link in topo.get("links", []) if isinstance(link, dict)]
+    cost = max(rates) * _seconds(scenario.get("duration", "0s")) if isinstance(scenario, dict) else 0.0
+    return cost if cost > 0 else 1.0
+
+
+@dataclass
+class Outcome:
+    """What one experiment produced."""
+
+    experiment: Experiment
+    quick: bool
+    folder: Path
+    checks: List[Check]
+    runs: int
+    wall_s: float
+    files: List[Path]
+
+    def counts(self) -> Dict[str, int]:
+        """How many checks got each verdict (``VERDICTS``)."""
+        return {v: sum(c.kind == v for c in self.checks) for v in VERDICTS}
+
+
+@dataclass
+class _Plan:
+    """One experiment's runs: those already measured, those to simulate."""
+
+    exp: Experiment
+    quick: bool
+    folder: Path
+    runs: List[Run]
+    fps: Dict[str, str]
+    results: Dict[str, Dict[str, List[Dict[str, Any]]]] = field(default_factory=dict)
+    todo: List[Run] = field(default_factory=list)
+    t0: float = field(default_factory=time.perf_counter)
+
+    def keep(self, r: Run, tables: Dict[str, List[Dict[str, Any]]]) -> None:
+        self.results[r.key] = tables
+        f = self.folder / "runs" / _run_file_name(r)
+        tmp = f.with_suffix(".tmp")
+        tmp.write_text(json.dumps({"key": r.key, "fingerprint": self.fps[r.key], "tables": tables}))
+        os.replace(tmp, f)  # atomic: a killed reproduction leaves whole files only
+
+    @property
+    def complete(self) -> bool:
+        return len(self.results) == len(self.runs)
+
+
+def _plan(exp: Experiment, quick: bool, out: Path, fresh: bool) -> _Plan:
+    runs = exp.runs(quick)
+    keys = [r.key for r in runs]
+    dup = {k for k in keys if keys.count(k) > 1}
+    if dup:
+        raise ValueError(f"{exp.id}: run keys must be unique; repeated: {sorted(dup)[:3]}")
+    folder = out_dir(out, exp)
+    (folder / "runs").mkdir(parents=True, exist_ok=True)
+    # Taken once, before anything runs: an edit of the module during a long reproduction must not
+    # change the fingerprints the finished runs are saved under.
+    plan = _Plan(exp, quick, folder, runs, {r.key: _fingerprint(exp, r) for r in runs})
+    for r in runs:
+        f = folder / "runs" / _run_file_name(r)
+        if not fresh and f.exists():
+            try:
+                saved = json.loads(f.read_text())
+                if saved.get("fingerprint") == plan.fps[r.key]:
+                    plan.results[r.key] = saved["tables"]
+                    continue
+            except (OSError, ValueError, KeyError):
+                pass
+        plan.todo.append(r)
+    return plan
+
+
+def _finish(plan: _Plan) -> Outcome:
+    """Writes the experiment's CSVs, figures and report from its runs' tables."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from .report import write_report
+
+    exp, folder = plan.exp, plan.folder
+    frames: Dict[str, List[pd.DataFrame]] = {}
+    for r in plan.runs:  # in the experiment's order, whatever order they finished in
+        for name, rows in plan.results[r.key].items():
+            frames.setdefault(name, []).append(rows_frame(rows, dict(r.params)))
+    data = {name: pd.concat(fs, ignore_index=True) for name, fs in frames.items()}
+    files: List[Path] = []
+    for name, df in data.items():
+        p = folder / f"{name}.csv"
+        df.to_csv(p, index=False)
+        files.append(p)
+    rep = exp.report(data, plan.quick)
+    for stem, fig in rep.figures.items():
+        for ext in ("png", "svg"):
+            p = folder / f"{stem}.{ext}"
+            fig.savefig(p, dpi=100)
+            files.append(p)
+        plt.close(fig)
+    wall = time.perf_counter() - plan.t0
+    simulated = len(plan.todo)
+    files.append(write_report(exp, rep, plan.runs, simulated, plan.quick, wall, folder, files))
+    return Outcome(exp, plan.quick, folder, list(rep.checks), len(plan.runs), wall, files)
+
+
+def run_experiments(
+    exps: Sequence[Experiment],
+    quick: bool = False,
+    out: Union[str, "os.PathLike[str]"] = "reproduction",
+    jobs: Optional[int] = None,
+    fresh: bool = False,
+    progress: Optional[Progress] = None,
+    overall: Optional[Overall] = None,
+    done: Optional[Callable[[Outcome], Any]] = None,
+) -> List[Outcome]:
+    """Runs the experiments' missing runs in one pool, longest first, and writes each experiment's
+    files as soon as its runs are in (``done(outcome)`` is called then). Returns the outcomes in
+    the order of ``exps``."""
+    jobs = jobs or os.cpu_count() or 1
+    plans = [_plan(e, quick, Path(out), fresh) for e in exps]
+    work = sorted(((p, r) for p in plans for r in p.todo), key=lambda pr: -estimate_cost(pr[1].scenario))
+    costs = [estimate_cost(r.scenario) for _, r in work]
+    total, spent, n = sum(costs), 0.0, 0
+    outcomes: Dict[int, Outcome] = {}
+
+    def finish_if_complete(i: int) -> None:
+        if plans[i].complete and i not in outcomes:
+            outcomes[i] = _finish(plans[i])
+            if done is not None:
+                done(outcomes[i])
+
+    def report_progress(p: _Plan) -> None:
+        if progress is not None:
+            progress(p.exp.id, len(p.results), len(p.runs))
+        if overall is not None:
+            overall(spent, total, n, len(work))
+
+    index = {id(p): i for i, p in enumerate(plans)}
+    for p in plans:
+        report_progress(p)
+    for i in range(len(plans)):
+        finish_if_complete(i)
+    if work and jobs <= 1:
+        for (p, r), c in zip(work, costs):
+            p.keep(r, _execute(p.exp.id, r, fresh))
+            spent, n = spent + c, n + 1
+            report_progress(p)
+            finish_if_complete(index[id(p)])
+    elif work:
+        from concurrent.futures import ProcessPoolExecutor, as_completed
+
+        ctx = multiprocessing.get_context("spawn")
+        with ProcessPoolExecutor(max_workers=min(jobs, len(work)), mp_context=ctx, initializer=_worker_init) as pool:
+            # Submitted longest first; the pool takes them in that order.
+            futs = {pool.submit(_execute, p.exp.id, r, fresh): (p, r, c) for (p, r), c in zip(work, costs)}
+            try:
+                for fut in as_completed(futs):
+                    p, r, c = futs[fut]
+                    p.keep(r, fut.result())
+                    spent, n = spent + c, n + 1
+                    report_progress(p)
+                    finish_if_complete(index[id(p)])
+            except BaseException:
+                for fut in futs:
+                    fut.cancel()
+                raise
+    return [outcomes[i] for i in range(len(plans))]
