@@ -131,15 +131,16 @@ def write_summary(outcomes: Sequence[Outcome], path: Union[str, "os.PathLike[str
     if forms == {True}:
         lines += ["> **Quick forms**: shortened runs; the numbers are not comparable to the papers'.", ""]
     lines += _headlines(outcomes)
-    lines += ["## Verdicts per paper", "", "| paper | checks | " + " | ".join(VERDICTS) + " |",
-              "|---" * (len(VERDICTS) + 2) + "|"]
+    lines += ["## Verdicts per paper", "",
+              "All checks, then (second row of each paper) its headline claims alone.", "",
+              "| paper | checks | " + " | ".join(VERDICTS) + " |", "|---" * (len(VERDICTS) + 2) + "|"]
     from . import PAPERS
 
     for num in sorted({o.experiment.paper for o in outcomes}):
-        mine = [o for o in outcomes if o.experiment.paper == num]
-        cnt = {v: sum(o.counts()[v] for o in mine) for v in VERDICTS}
-        lines.append(f"| {num} {PAPERS[num][1]} | {sum(cnt.values())} | " + " | ".join(str(cnt[v]) for v in VERDICTS)
-                     + " |")
+        checks = [c for o in outcomes if o.experiment.paper == num for c in o.checks]
+        for label, cs in ((f"{num} {PAPERS[num][1]}", checks), (f"{num} headline", [c for c in checks if c.headline])):
+            cnt = {v: sum(c.kind == v for c in cs) for v in VERDICTS}
+            lines.append(f"| {label} | {len(cs)} | " + " | ".join(str(cnt[v]) for v in VERDICTS) + " |")
     lines += ["", "## Verdicts per experiment", "",
               "| paper | experiment | runs | checks | " + " | ".join(VERDICTS) + " |",
               "|---" * (len(VERDICTS) + 4) + "|"]
