@@ -102,3 +102,19 @@ fn the_wrapper_holds_highspeed_at_alpha_times_the_loss_window_for_one_window_aft
     assert!((1..=2).contains(&at_w2), "{at_w2} RTTs at w2");
     assert!(d.cwnd > 900.0, "{}", d.cwnd);
 }
+
+/// `ktcp_tc_max` (section 3: the period is lengthened "and kept constant"; the paper names no
+/// bound): a bound the run never reaches leaves it bit-identical to the default (unbounded T_c),
+/// and a bound of 1 (every period one window of w2) changes it, the KTCP flow holding back less.
+#[test]
+fn a_bound_on_tc_that_is_never_reached_changes_nothing_and_a_bound_of_one_shortens_the_holds() {
+    let unbounded = run_with("highspeed+ktcp", "{}", "20ms");
+    let huge = run_with("highspeed+ktcp", "{ ktcp_tc_max = 1000000 }", "20ms");
+    assert_eq!(unbounded, huge);
+    let one = run_with("highspeed+ktcp", "{ ktcp_tc_max = 1 }", "20ms");
+    eprintln!(
+        "KTCP flow: unbounded {:.1}, T_c <= 1 {:.1} Mbit/s; 20 SACK {:.1}, {:.1}",
+        unbounded.1, one.1, unbounded.0, one.0
+    );
+    assert!(one.1 > unbounded.1, "T_c <= 1: {:.1} vs unbounded {:.1} Mbit/s", one.1, unbounded.1);
+}

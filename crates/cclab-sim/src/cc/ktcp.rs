@@ -48,6 +48,11 @@
 //!   ECN echo takes a new `w2` but does not count.
 //! - `T_c` is never reset except by a timeout, as in the paper, so a long run
 //!   with frequent losses ends up with periods that last until the next loss.
+//!   The paper also says KTCP "lengthens the non-aggressive period depending on
+//!   the increase in the number of congestion events and keeps it constant"
+//!   (section 3) without saying where the growth stops: `ktcp_tc_max` caps
+//!   `T_c` (B then stays at `tc_max^2 w2`); its default, 0, leaves `T_c`
+//!   unbounded as before, so existing results do not move.
 //!
 //! Parameters: names starting `ktcp_` are KTCP's; every other name goes to
 //! the wrapped algorithm (`cc = "highspeed+ktcp"` with
@@ -57,6 +62,7 @@
 //! |---|---|---|---|
 //! | `ktcp_alpha` | reduction ratio alpha in `w2 = alpha w1` (eq. 1) | 0.9 | (0, 1] |
 //! | `ktcp_low_window` | no period unless `w2` exceeds this window, packets | 38 for `highspeed`, else 0 | [0, 1e9] |
+//! | `ktcp_tc_max` | the largest `T_c` counted (eq. 2's period stops growing there); 0 = no bound | 0 | whole, [0, 1000000] |
 
 use super::{AckSample, CaState, CcHeader, CongestionControl, CwndEvent, ParamError, ParamReader, Params, SenderView};
 use crate::units::SimTime;
@@ -85,11 +91,13 @@ pub struct KtcpConfig {
     pub alpha: f64,
     /// No non-aggressive period unless `w2` exceeds this window, packets.
     pub low_window: f64,
+    /// The largest T_c counted; 0 leaves T_c unbounded.
+    pub tc_max: u32,
 }
 
 impl Default for KtcpConfig {
     fn default() -> Self {
-        KtcpConfig { alpha: 0.9, low_window: 0.0 }
+        KtcpConfig { alpha: 0.9, low_window: 0.0, tc_max: 0 }
     }
 }
 
@@ -161,8 +169,9 @@ pub fn build_around(inner: &str, p: &Params) -> Result<Box<dyn CongestionControl
     let low_default = if inner == "highspeed" { super::highspeed::LOW_WINDOW } else { d.low_window };
     let alpha = r.get("ktcp_alpha", d.alpha, 1e-9, 1.0)?;
     let low_window = r.get("ktcp_low_window", low_default, 0.0, 1e9)?;
+    let tc_max = r.get_int("ktcp_tc_max", d.tc_max, 0, 1_000_000)?;
     r.finish()?;
-    Ok(Box::new(Ktcp::new(wrapped, KtcpConfig { alpha, low_window })))
+    Ok(Box::new(Ktcp::new(wrapped, KtcpConfig { alpha, low_window, tc_max })))
 }
 
 /// `"ktcp"` alone: KTCP on HighSpeed, the paper's HSTCP+KTCP.
@@ -207,7 +216,12 @@ impl CongestionControl for Ktcp {
     }
 
     fn set_state(&mut self, v: &SenderView, new: CaState) {
-        if new == CaState::Recovery && v.state != CaState::Recovery {
+        // T_c counts fast retransmits, up to tc_max when that is set (section 3: the
+        // period is lengthened "and kept constant").
+        if new == CaState::Recovery
+            && v.state != CaState::Recovery
+            && (self.cfg.tc_max == 0 || self.tc < self.cfg.tc_max)
+        {
             self.tc += 1;
         }
         self.inner.set_state(&self.inner_view(v), new);
@@ -266,6 +280,9 @@ mod tests {
         let mut cfg = KtcpConfig { low_window: super::super::highspeed::LOW_WINDOW, ..Default::default() };
         if let Some(a) = own.get("ktcp_alpha") {
             cfg.alpha = *a;
+        }
+        if let Some(m) = own.get("ktcp_tc_max") {
+            cfg.tc_max = *m as u32;
         }
         Ktcp::new(super::super::build("highspeed", &rest).unwrap(), cfg)
     }
@@ -339,6 +356,32 @@ mod tests {
         fast_retransmit(&mut k, 680.0);
         assert_eq!(k.tc(), 3);
         assert_eq!(k.phase(), Phase::Rising { w2: 0.8 * 680.0 });
+    }
+
+    #[test]
+    fn tc_max_stops_the_count_and_so_the_periods_growth() {
+        // Unbounded (the default): five fast retransmits, T_c = 5.
+        let mut k = hs_ktcp(&[]);
+        for _ in 0..5 {
+            fast_retransmit(&mut k, 1000.0);
+        }
+        assert_eq!(k.tc(), 5);
+        // Bounded at 2: T_c stays 2, so every later period is B = 4 w2 (here 4 x 900).
+        let mut k = hs_ktcp(&[("ktcp_tc_max", 2.0)]);
+        for _ in 0..5 {
+            fast_retransmit(&mut k, 1000.0);
+        }
+        assert_eq!(k.tc(), 2);
+        let w = k.cong_avoid(&view(899.999, 670.0, CaState::Open), 1);
+        assert_eq!(w, 900.0);
+        assert_eq!(k.phase(), Phase::Holding { level: 900.0, b: 3600.0, sent: 0 });
+        // A timeout still resets it, and the count starts again from 1.
+        let v = view(900.0, 1e9, CaState::Open);
+        k.ssthresh(&v);
+        k.cwnd_event(&v, CwndEvent::Timeout);
+        assert_eq!(k.tc(), 0);
+        fast_retransmit(&mut k, 1000.0);
+        assert_eq!(k.tc(), 1);
     }
 
     #[test]
@@ -457,6 +500,13 @@ mod tests {
         assert_eq!(e.param, "ktcp_alpha");
         let e = super::super::build("highspeed+ktcp", &params(&[("ktcp_beta", 0.5)])).err().unwrap();
         assert_eq!(e.param, "ktcp_beta");
+        // T_c's bound is a whole number.
+        assert!(super::super::build("highspeed+ktcp", &params(&[("ktcp_tc_max", 3.0)])).is_ok());
+        let e = super::super::build("highspeed+ktcp", &params(&[("ktcp_tc_max", 2.5)])).err().unwrap();
+        assert_eq!((e.param.as_str(), e.value.as_str()), ("ktcp_tc_max", "2.5"));
+        assert!(e.accepted.contains("whole number in [0, 1000000]"), "{}", e.accepted);
+        let e = super::super::build("highspeed+ktcp", &params(&[("ktcp_tc_max", -1.0)])).err().unwrap();
+        assert_eq!(e.param, "ktcp_tc_max");
         let e = super::super::build("highspeed+ktcp", &params(&[("beta", 0.5)])).err().unwrap();
         assert_eq!(e.param, "beta");
         // An unknown wrapped name is reported with the suffix.
