@@ -35,7 +35,8 @@ SOURCE = {
 #: Table 3, case 10, 100 ms: the printed utilization is taken for a misprint (see ``misprint``).
 MISPRINT = (3, 10, 100)
 
-FAIRER_QUOTE = "The simulation results show that gHSTCP can achieve both higher throughput and better fairness than HSTCP."
+FAIRER_QUOTE = ("The simulation results show that gHSTCP can achieve both higher throughput and better fairness "
+                "than HSTCP.")
 GARED_QUOTE = "Table 6 shows the utilization is improved under gARED deployed."
 
 
@@ -91,8 +92,8 @@ def misprint(head: str, printed: str, measured: float, section: str) -> Check:
     n9, n12 = row[9][100][1], row[12][100][1]
     return claim(f"{head}: utilization % (not compared: printed value out of line)", True, measured,
                  published=printed, section=section, informative=False,
-                 why_uninformative=(f"the paper prints {printed} here but {n9} and {n12} for cases 9 and 12 at the same "
-                                    f"delay and queue, and a total throughput {float(n9) / float(printed):.2f} times "
+                 why_uninformative=(f"the paper prints {printed} here but {n9} and {n12} for cases 9 and 12 "
+                                    f"at the same delay and queue, and a total throughput {float(n9) / float(printed):.2f} times "
                                     f"lower would not leave its fairness ({row[10][100][2]}) between theirs"))
 
 
