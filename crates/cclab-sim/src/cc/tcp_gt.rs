@@ -37,9 +37,15 @@
 //!   each ACK newly acknowledges (at most 2, the sender's limit), so that an epoch moves
 //!   the window by `cwnd·p` or `cwnd·n` also with delayed ACKs; with per-packet ACKs (the
 //!   paper's) the two readings agree.
-//! - **No slow start.** Algorithm 1 runs from the first epoch: the first measurement ends
-//!   the second epoch and the window holds until then; the increase rule is itself steep
-//!   at small windows (`p ∝ 1/(G cwnd)`). `s` starts at 1.
+//! - **No slow start** (default; `slow_start = 1` adds one). Algorithm 1 runs from the
+//!   first epoch: the first measurement ends the second epoch and the window holds until
+//!   then; the increase rule is itself steep at small windows (`p ∝ 1/(G cwnd)`). `s`
+//!   starts at 1. With `slow_start = 1` the window grows by the packets acknowledged until
+//!   the first decision that says decrease (or a loss); the increase decisions taken
+//!   meanwhile are not applied and `s` stays 1, so Algorithm 1 starts afresh from there.
+//! - **No cap on `p`** (default; `p_max > 0` caps it). Eq. (15) gives `p ≈ f³ s² / cwnd²`,
+//!   above 1 packet per acknowledged packet at small windows or large `f`; the paper
+//!   states no bound.
 //! - **Loss**, which the paper never sees: `ssthresh = max(cwnd/2, 2)` (Reno), `s ← 1`
 //!   and the per-packet change is zero until the next epoch ends. After a timeout the
 //!   window slow-starts back to that threshold; then Algorithm 1 resumes as after a loss
@@ -52,6 +58,8 @@
 //! | `rtt_base` | baseline RTT of `f = rtt / rtt_base`, seconds | 0.050 | [0.001, 10] |
 //! | `t` | aggressive-probing threshold: increase while `φ ≥ t·T/f` | −0.05 | [−1, 0] |
 //! | `rtt_min_epochs` | epochs over which `rtt_min` is the minimum RTT | 10 | [1, 1000] |
+//! | `slow_start` | 1: slow start until the first decrease decision or loss | 0 | 0 or 1 |
+//! | `p_max` | cap on `p` of eq. (15), packets per acknowledged packet; 0: none | 0 | [0, 1e6] |
 
 use super::{
     slow_start, AckSample, CcHeader, CongestionControl, CwndEvent, ParamError, ParamReader, Params, SenderView,
@@ -73,11 +81,15 @@ pub struct TcpGtConfig {
     pub t: f64,
     /// Epochs whose smallest RTT is `rtt_min` (eq. 5), in [1, 1000].
     pub rtt_min_epochs: u32,
+    /// Slow start until the first decrease decision or loss (the paper does not say).
+    pub slow_start: bool,
+    /// Cap on `p` of eq. (15), packets per acknowledged packet; 0: no cap (the paper states none).
+    pub p_max: f64,
 }
 
 impl Default for TcpGtConfig {
     fn default() -> Self {
-        TcpGtConfig { rtt_base: 0.050, t: -0.05, rtt_min_epochs: 10 }
+        TcpGtConfig { rtt_base: 0.050, t: -0.05, rtt_min_epochs: 10, slow_start: false, p_max: 0.0 }
     }
 }
 
@@ -88,6 +100,8 @@ pub fn build(p: &Params) -> Result<Box<dyn CongestionControl>, ParamError> {
         rtt_base: r.get("rtt_base", d.rtt_base, 0.001, 10.0)?,
         t: r.get("t", d.t, -1.0, 0.0)?,
         rtt_min_epochs: r.get_int("rtt_min_epochs", d.rtt_min_epochs, 1, 1000)?,
+        slow_start: r.get_flag("slow_start", d.slow_start)?,
+        p_max: r.get("p_max", d.p_max, 0.0, 1e6)?,
     };
     r.finish()?;
     Ok(Box::new(TcpGt::new(cfg)))
@@ -168,7 +182,10 @@ pub fn algorithm_1(cfg: &TcpGtConfig, m: &EpochMeasure, s: f64, cwnd: f64, mtu: 
     let f = compensation(m.rtt, cfg.rtt_base);
     if increasing(phi, cfg.t, t, f) {
         let s = s + f; // s = s + f   (eq. 14)
-        Decision { g, t, phi, f, s, delta: per_packet_increase(f, s, mtu, g, cfg.rtt_base, cwnd) }
+        let p = per_packet_increase(f, s, mtu, g, cfg.rtt_base, cwnd);
+        // The optional cap (0: none, the paper's eq. 15 as printed).
+        let p = if cfg.p_max > 0.0 { p.min(cfg.p_max) } else { p };
+        Decision { g, t, phi, f, s, delta: p }
     } else {
         Decision { g, t, phi, f, s: 1.0, delta: per_packet_decrease(f, phi, cfg.rtt_base, cwnd, mtu) }
     }
@@ -204,6 +221,8 @@ pub struct TcpGt {
     delta: f64,
     /// After a timeout: slow start up to this window, packets (0 when not restarting).
     restart_to: f64,
+    /// In the initial slow start (`slow_start = 1`, until the first decrease decision or loss).
+    in_slow_start: bool,
     /// The last decision, for inspection.
     pub last: Option<Decision>,
 }
@@ -222,6 +241,7 @@ impl TcpGt {
             s: 1.0,
             delta: 0.0,
             restart_to: 0.0,
+            in_slow_start: cfg.slow_start,
             last: None,
         }
     }
@@ -239,6 +259,11 @@ impl TcpGt {
     /// The window change per acknowledged packet in the running epoch, packets.
     pub fn delta(&self) -> f64 {
         self.delta
+    }
+
+    /// In the initial slow start.
+    pub fn in_slow_start(&self) -> bool {
+        self.in_slow_start
     }
 
     /// The smallest RTT of the last `rtt_min_epochs` completed epochs, seconds (infinite before one).
@@ -261,8 +286,12 @@ impl TcpGt {
             let m = EpochMeasure { n_bytes: (self.acked * v.mss as u64) as f64, tr, ts, rtt, rtt_min: self.rtt_min() };
             if m.tr > 0.0 && m.n_bytes > 0.0 && m.rtt > 0.0 && m.rtt_min.is_finite() && m.rtt_min > 0.0 {
                 let d = algorithm_1(&self.cfg, &m, self.s, v.cwnd, v.mss as f64);
-                self.s = d.s;
-                self.delta = d.delta;
+                // In the initial slow start only a decrease counts: it ends the slow start.
+                if !self.in_slow_start || d.delta < 0.0 {
+                    self.in_slow_start = false;
+                    self.s = d.s;
+                    self.delta = d.delta;
+                }
                 self.last = Some(d);
             }
         }
@@ -281,6 +310,7 @@ impl CongestionControl for TcpGt {
     }
 
     fn ssthresh(&mut self, v: &SenderView) -> f64 {
+        self.in_slow_start = false;
         self.s = 1.0;
         self.delta = 0.0;
         self.start = None;
@@ -307,6 +337,9 @@ impl CongestionControl for TcpGt {
     }
 
     fn cong_avoid(&mut self, v: &SenderView, acked: u32) -> f64 {
+        if self.in_slow_start {
+            return v.cwnd + acked as f64;
+        }
         if v.cwnd < self.restart_to {
             return slow_start(v.cwnd, self.restart_to, acked).0;
         }
@@ -495,7 +528,10 @@ mod tests {
 
     #[test]
     fn defaults_are_the_papers_and_bad_parameters_are_rejected() {
-        assert_eq!(TcpGtConfig::default(), TcpGtConfig { rtt_base: 0.050, t: -0.05, rtt_min_epochs: 10 });
+        assert_eq!(
+            TcpGtConfig::default(),
+            TcpGtConfig { rtt_base: 0.050, t: -0.05, rtt_min_epochs: 10, slow_start: false, p_max: 0.0 }
+        );
         let mut p = Params::new();
         p.insert("t".into(), 0.1);
         assert_eq!(build(&p).err().unwrap().param, "t");
@@ -503,5 +539,66 @@ mod tests {
         p.insert("rtt_min_epochs".into(), 2.5);
         assert_eq!(build(&p).err().unwrap().param, "rtt_min_epochs");
         assert_eq!(crate::cc::build("tcp-gt", &Params::new()).unwrap().name(), "tcp-gt");
+        for (name, bad) in [("slow_start", 2.0), ("slow_start", 0.5), ("p_max", -1.0), ("p_max", 2e6)] {
+            let mut p = Params::new();
+            p.insert(name.into(), bad);
+            let e = build(&p).err().unwrap();
+            assert_eq!((e.param.as_str(), e.value.as_str()), (name, bad.to_string().as_str()));
+        }
+        let mut p = Params::new();
+        p.insert("slow_start".into(), 1.0);
+        p.insert("p_max".into(), 1.0);
+        assert!(build(&p).is_ok());
+    }
+
+    #[test]
+    fn p_max_caps_the_increase_of_eq_15_and_zero_leaves_it_alone() {
+        // φ = 0 at rtt 320 ms (f = 6.4), s = 1 → 7.4, G = 2 packets per 320 ms, cwnd 2:
+        // p = 6.4² · 7.4² · 1000 / (6250 · 0.05 · 2) ≈ 3590 packets per acknowledged packet.
+        let m = EpochMeasure { n_bytes: 2000.0, tr: 0.320, ts: 0.320, rtt: 0.320, rtt_min: 0.320 };
+        let raw = algorithm_1(&TcpGtConfig::default(), &m, 1.0, 2.0, 1000.0);
+        assert!(close(raw.delta, 6.4 * 6.4 * 7.4 * 7.4 * 1000.0 / (6250.0 * 0.05 * 2.0)), "{}", raw.delta);
+        let cfg = TcpGtConfig { p_max: 1.0, ..TcpGtConfig::default() };
+        let capped = algorithm_1(&cfg, &m, 1.0, 2.0, 1000.0);
+        assert_eq!(capped.delta, 1.0);
+        assert!(close(capped.s, 7.4));
+        // Below the cap, and on a decrease, the cap changes nothing.
+        let cfg = TcpGtConfig { p_max: 1e4, ..TcpGtConfig::default() };
+        assert_eq!(algorithm_1(&cfg, &m, 1.0, 2.0, 1000.0), raw);
+        let queued = EpochMeasure { n_bytes: 100_000.0, tr: 0.100, ts: 0.100, rtt: 0.080, rtt_min: 0.080 };
+        let cfg = TcpGtConfig { p_max: 0.001, ..TcpGtConfig::default() };
+        assert!(close(algorithm_1(&cfg, &queued, 7.0, 100.0, 1000.0).delta, -0.2));
+    }
+
+    #[test]
+    fn slow_start_doubles_until_the_first_decrease_decision_then_algorithm_1_runs() {
+        let cfg = TcpGtConfig { slow_start: true, ..TcpGtConfig::default() };
+        let mut c = TcpGt::new(cfg);
+        assert!(c.in_slow_start());
+        assert_eq!(c.cong_avoid(&view(0, 2.0), 2), 4.0);
+        // Epoch 1 ends at 80 ms; epoch 2 (10 packets, TR = TS = 80 ms, no queue) ends at 160 ms:
+        // an increase decision, not applied.
+        c.pkts_acked(&view(80, 10.0), &ack(1, 40, 80));
+        for i in 1..10 {
+            c.pkts_acked(&view(80 + i, 10.0), &ack(1, 40 + i, 80));
+        }
+        c.pkts_acked(&view(160, 10.0), &ack(2, 120, 80));
+        assert!(c.last.expect("a decision").delta > 0.0);
+        assert!(c.in_slow_start());
+        assert_eq!((c.s(), c.delta()), (1.0, 0.0));
+        assert_eq!(c.cong_avoid(&view(161, 10.0), 1), 11.0);
+        // Epoch 3: 10 packets over TR = 100 ms with rtt_min 80 ms: decrease, slow start ends.
+        for i in 1..10 {
+            c.pkts_acked(&view(160 + i, 10.0), &ack(2, 120 + i, 80));
+        }
+        c.pkts_acked(&view(240, 10.0), &ack(3, 220, 80));
+        assert!(!c.in_slow_start());
+        assert!(close(c.delta(), -0.2), "{}", c.delta());
+        assert!(close(c.cong_avoid(&view(241, 10.0), 2), 9.6));
+        // A loss also ends it.
+        let mut c = TcpGt::new(cfg);
+        c.ssthresh(&view(0, 100.0));
+        assert!(!c.in_slow_start());
+        assert_eq!(c.cong_avoid(&view(0, 50.0), 2), 50.0);
     }
 }
