@@ -46,7 +46,7 @@ def test_quick_form_writes_its_files_and_well_formed_verdicts(exp, tmp_path):
             assert c.ablation is not None and c.ablation.explains, c.what
         if c.kind != "matches":
             assert c.reason, f"{exp.id}: '{c.what}' is {c.kind} without a reason"
-        if c.reason:
+        if c.ablation is not None or c.suspect or c.why_uninformative:  # a reason with content: each its own
             other = REASONS.setdefault(c.reason, f"{exp.id}: {c.what}")
             assert other == f"{exp.id}: {c.what}", f"two checks give the same reason: {other!r} and {c.what!r}"
     report = (o.folder / "report.md").read_text()
@@ -88,6 +88,16 @@ def test_runs_of_all_experiments_go_longest_first_and_the_time_left_is_apportion
     assert [o.experiment.id for o in outs] == ["003/table1", "003/fig1"]
     assert order == sorted(order, reverse=True) and len(order) == sum(len(e.runs(True)) for e in exps)
     assert seen[-1][0] == seen[-1][1] and seen[-1][2] == seen[-1][3] == len(order)
+
+
+def test_a_run_shared_by_two_experiments_is_simulated_once(tmp_path):
+    from cclab.experiments.runner import dedupe
+
+    firsts, waiting = dedupe(["a", "b", "a", "c", "b", "a"])
+    assert firsts == [0, 1, 3] and waiting == {0: [2, 5], 1: [4]}
+    (exp,) = ex.find("003", "fig1")
+    one, two = ex.run_experiments([exp, exp], quick=True, out=tmp_path, jobs=2)
+    assert [c.measured for c in one.checks] == [c.measured for c in two.checks]
 
 
 def test_estimate_cost_reads_rate_and_duration():

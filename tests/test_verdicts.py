@@ -105,3 +105,17 @@ def test_every_verdict_is_one_of_four():
     checks = [compare("a", "1", 1.0), compare("a", "1", 3.0), claim("b", True, ""),
               compare("a", "1", 1.0, against={"x": 1.0})]
     assert {c.kind for c in checks} <= set(VERDICTS) and len(VERDICTS) == 4
+
+
+def test_a_claim_over_many_cells_counts_the_gap_in_cells():
+    c = claim("gARED above ARED in every cell", False, "0 of 18", shortfall=18)
+    most = claim("gARED above ARED in every cell", False, "14 of 18", shortfall=4)
+    e = c.explained_by(most, "gARED's max_p stays at its initial 0.1", "initial max_p = 0.001")
+    assert e.ablation.closed == pytest.approx(1 - 4 / 18) and e.kind == "differs-explained"
+    few = claim("gARED above ARED in every cell", False, "3 of 18", shortfall=15)
+    assert c.explained_by(few, "x", "y").kind == "differs-unexplained"
+    assert claim("x", True, "", shortfall=5).excess == 0.0
+
+
+def test_a_difference_without_cause_or_suspicion_says_so():
+    assert compare("u", "0.9", 0.5).reason == "cause not found"

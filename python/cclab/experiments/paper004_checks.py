@@ -105,31 +105,6 @@ def with_ablations(checks: List[Check], ablated: List[Check], cause: str, change
             for c in checks]
 
 
-def with_diagnosis(checks: List[Check], d: pd.DataFrame, variant: str, queue: str) -> List[Check]:
-    """Failing checks that no ablation touched: the cell's own drop and timeout counts, measured, as
-    what to look at (not a proven cause)."""
-    out = []
-    for c in checks:
-        if c.holds or c.ablation is not None or c.suspect:
-            out.append(c)
-            continue
-        try:
-            case, dl = int(c.what.split()[1]), int(c.what.split(", ")[1].split()[0])
-        except (IndexError, ValueError):
-            out.append(c)
-            continue
-        r = _get(d, variant, queue, case, dl)
-        if r is None:
-            out.append(c)
-            continue
-        what = "utilization" if "utilization" in c.what else "fairness"
-        out.append(c.suspected(
-            f"not ablated; case {case} at {dl} ms has {fmt(float(r.early))} early and {fmt(float(r.overflow))} "
-            f"overflow drops and {fmt(float(r.timeouts))} timeouts per run (S1 {float(r.s1_mbps):.1f}, S2 "
-            f"{float(r.s2_mbps):.1f} Mbit/s per flow) behind its {what}"))
-    return out
-
-
 def fairer(table: int, pairs: Sequence[Tuple[int, int]], cases: Dict[int, Dict[int, Tuple[str, str, str]]],
            d: pd.DataFrame, variant: str, queue: str) -> List[Check]:
     """'gHSTCP is fairer than HSTCP': one check per (HSTCP case, gHSTCP case, delay) cell, then one
@@ -205,4 +180,4 @@ def variant(name: str, description: str, checks: List[Check], default: bool, why
 
 
 __all__ = ["ALT", "SOURCE", "cell_frame", "cell_checks", "fairer", "gared_vs_ared", "with_ablations",
-           "with_diagnosis", "variant", "misprint"]
+           "variant", "misprint"]

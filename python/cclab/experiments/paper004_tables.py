@@ -254,7 +254,6 @@ class _Table(Experiment):
             variants.append(K.variant(name, desc, checks, default, why))
         default = next(v for v in variants if v.default)
         checks = self.ablate(default.checks, variants)
-        checks = K.with_diagnosis(checks, d, default.name, queue)
         md = self.table_md(d, default.name, queue, cases)
         fig = self.figure(d, default.name, queue, cases)
         return Report(figures={f"table{self.table}": fig}, checks=checks, markdown=md,

@@ -225,6 +225,19 @@ def _finish(plan: _Plan) -> Outcome:
     return Outcome(exp, plan.quick, folder, list(rep.checks), len(plan.runs), wall, files)
 
 
+def dedupe(keys: Sequence[str]) -> tuple[List[int], Dict[int, List[int]]]:
+    """The positions of the first run of each key, in order, and for each of them the positions
+    of the later runs with the same key (to be done once it is in the store)."""
+    first: Dict[str, int] = {}
+    waiting: Dict[int, List[int]] = {}
+    for j, k in enumerate(keys):
+        if k in first:
+            waiting.setdefault(first[k], []).append(j)
+        else:
+            first[k] = j
+    return list(first.values()), waiting
+
+
 def run_experiments(
     exps: Sequence[Experiment],
     quick: bool = False,
@@ -269,19 +282,35 @@ def run_experiments(
             report_progress(p)
             finish_if_complete(index[id(p)])
     elif work:
-        from concurrent.futures import ProcessPoolExecutor, as_completed
+        from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
+        from ..store import run_key
+
+        # A run that several experiments share (same scenario and seed) is simulated once: the
+        # others wait for it and then read it from the run store.
+        firsts, waiting = dedupe([run_key(r.scenario, r.seed) for _, r in work])
         ctx = multiprocessing.get_context("spawn")
-        with ProcessPoolExecutor(max_workers=min(jobs, len(work)), mp_context=ctx, initializer=_worker_init) as pool:
+        with ProcessPoolExecutor(max_workers=min(jobs, len(firsts)), mp_context=ctx, initializer=_worker_init) as pool:
+
+            def submit(j: int) -> Any:
+                p, r = work[j]
+                return pool.submit(_execute, p.exp.id, r, fresh and j not in waiting_of)
+
+            waiting_of = {dj for djs in waiting.values() for dj in djs}
             # Submitted longest first; the pool takes them in that order.
-            futs = {pool.submit(_execute, p.exp.id, r, fresh): (p, r, c) for (p, r), c in zip(work, costs)}
+            futs = {submit(j): j for j in firsts}
             try:
-                for fut in as_completed(futs):
-                    p, r, c = futs[fut]
-                    p.keep(r, fut.result())
-                    spent, n = spent + c, n + 1
-                    report_progress(p)
-                    finish_if_complete(index[id(p)])
+                while futs:
+                    finished, _ = wait(list(futs), return_when=FIRST_COMPLETED)
+                    for fut in finished:
+                        j = futs.pop(fut)
+                        p, r = work[j]
+                        p.keep(r, fut.result())
+                        spent, n = spent + costs[j], n + 1
+                        report_progress(p)
+                        finish_if_complete(index[id(p)])
+                        for dj in waiting.pop(j, []):
+                            futs[submit(dj)] = dj
             except BaseException:
                 for fut in futs:
                     fut.cancel()

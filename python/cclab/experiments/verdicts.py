@@ -135,7 +135,7 @@ class Check:
         if a is not None:
             effect = ("passes" if a.holds else f"closes {a.closed:.0%} of the gap") + f" ({fmt(a.measured)})"
             return f"{a.cause}; with {a.change} the check {effect}"
-        return f"cause not proven; suspected: {self.suspect}" if self.suspect else "cause unknown"
+        return f"cause not proven; suspected: {self.suspect}" if self.suspect else "cause not found"
 
     @property
     def verdict(self) -> str:
@@ -147,7 +147,9 @@ class Check:
         as its ablation. A check that passes is returned as it is."""
         if self.holds:
             return self
-        if self.excess > 0 and math.isfinite(self.excess) and math.isfinite(ablated.excess):
+        if ablated.holds:
+            closed = 1.0
+        elif self.excess > 0 and math.isfinite(self.excess) and math.isfinite(ablated.excess):
             closed = 1.0 - ablated.excess / self.excess
         else:
             closed = 1.0 if ablated.holds else 0.0
@@ -225,15 +227,19 @@ def claim(
     why_uninformative: str = "",
     headline: bool = False,
     reason: str = "",
+    shortfall: Optional[float] = None,
 ) -> Check:
     """A qualitative statement of the paper (``what``, its words in ``quote``) and whether cclab's
     runs show it; ``measured`` is the evidence in a few words or numbers. ``informative=False``
-    (with ``why_uninformative``, computed) when the alternative shows it too."""
+    (with ``why_uninformative``, computed) when the alternative shows it too. ``shortfall``: how far
+    from holding, for a claim over many cells (the cells where it fails), so that an ablation's
+    share of the gap closed is counted in cells; default 1 when it fails."""
     if not informative and not why_uninformative:
         raise ValueError(f"claim {what!r}: say why it is uninformative (why_uninformative=)")
+    excess = 0.0 if holds else (1.0 if shortfall is None else float(shortfall))
     return Check(what, measured, bool(holds), published=published, quote=quote, section=section, qualitative=True,
                  informative=informative or not holds, why_uninformative=why_uninformative if holds else "",
-                 suspect="" if holds else reason, headline=headline, excess=0.0 if holds else 1.0)
+                 suspect="" if holds else reason, headline=headline, excess=excess)
 
 
 def model(
