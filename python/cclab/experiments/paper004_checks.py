@@ -13,7 +13,6 @@ import pandas as pd
 
 from .base import Check, Variant, claim, compare
 from .common import mean_ci
-from .verdicts import fmt
 
 #: HSTCP case <-> gHSTCP case of the same queue (the protocol the per-cell checks are meant to separate from).
 ALT: Dict[int, int] = {2: 5, 3: 6, 4: 7}
@@ -124,21 +123,14 @@ def fairer(table: int, pairs: Sequence[Tuple[int, int]], cases: Dict[int, Dict[i
             per.append(claim(f"case {g} (gHSTCP) fairer than case {h} (HSTCP), {dl} ms", ok,
                              f"{float(rh.fairness):.3f} ± {float(rh.fair_ci):.3f} -> "
                              f"{float(rg.fairness):.3f} ± {float(rg.fair_ci):.3f}",
-                             quote=FAIRER_QUOTE, section=section, published=f"{ph} -> {pg}",
-                             reason="" if ok else (f"HSTCP's case {h} is left fairer at {dl} ms by "
-                                                   f"{float(rh.fairness) - float(rg.fairness):.3f}, "
-                                                   f"its S1 flows at {float(rh.s1_mbps):.1f} against "
-                                                   f"{float(rg.s1_mbps):.1f} Mbit/s beside gHSTCP")))
+                             quote=FAIRER_QUOTE, section=section, published=f"{ph} -> {pg}"))
     if not per:
         return []
     agree = all(s for s, p in zip(shown, paper_shown) if p)
     head = claim(f"gHSTCP is fairer than HSTCP ({SOURCE[table][0].split(', ')[1]}: cells where it is)", agree,
                  f"{sum(shown)} of {len(shown)} cells (paper: {sum(paper_shown)} of {len(paper_shown)})",
                  quote=FAIRER_QUOTE, section=section, headline=True,
-                 reason="" if agree else ("gHSTCP is not the fairer in cclab's "
-                                          + ", ".join(p.what.split(" (gHSTCP)")[0] + p.what.split("HSTCP),")[-1]
-                                                      for p in per if not p.holds)
-                                          + f" of Table {table}"))
+                 shortfall=sum(1 for s, p in zip(shown, paper_shown) if p and not s))
     return [head] + per
 
 
@@ -160,18 +152,14 @@ def gared_vs_ared(cases: Sequence[int], delays: Sequence[int], d: pd.DataFrame, 
                 f"gARED (case {c}) gives higher utilization than ARED (case {c - 6}), {dl} ms", ok,
                 f"{float(ra.utilization_pct):.2f} ± {float(ra.util_ci):.2f} -> "
                 f"{float(rg.utilization_pct):.2f} ± {float(rg.util_ci):.2f} %",
-                quote=GARED_QUOTE, section="§4.4, Tables 5 and 6", published=f"{pa} -> {pg} %",
-                reason="" if ok else (f"case {c} at {dl} ms: gARED's {fmt(float(rg.early))} early and "
-                                      f"{fmt(float(rg.overflow))} overflow drops per run against ARED's "
-                                      f"{fmt(float(ra.early))} and {fmt(float(ra.overflow))}")))
+                quote=GARED_QUOTE, section="§4.4, Tables 5 and 6", published=f"{pa} -> {pg} %"))
     if not per:
         return []
     n_pub = sum(float(g) > float(a) for a, g in published.values())
     head = claim("gARED gives higher utilization than ARED (Table 6 against Table 5, every case and delay)",
                  all(shown), f"{sum(shown)} of {len(shown)} cells (paper: {n_pub} of {len(published)})",
                  quote=GARED_QUOTE, section="§4.4, Tables 5 and 6", headline=True,
-                 reason="" if all(shown) else (f"ARED ({ared}) at least as high as gARED ({gared}) in "
-                                               f"{len(shown) - sum(shown)} of {len(shown)} cells"))
+                 shortfall=len(shown) - sum(shown))
     return [head] + per
 
 
