@@ -27,9 +27,9 @@ from .base import Check, Run, Variant, claim, fmt
 
 #: name -> (cc_params, description). "paper" is the default.
 VARIANTS: Dict[str, Tuple[Dict[str, float], str]] = {
-    "paper": ({}, "Algorithm 1 and eq. (15) as printed: no slow start, p uncapped"),
-    "slow-start": ({"slow_start": 1}, "slow start until the first decrease decision (tcp-gt slow_start = 1)"),
-    "p-cap": ({"p_max": 1}, "p of eq. (15) capped at 1 packet per acknowledged packet (tcp-gt p_max = 1)"),
+    "paper": ({}, "Algorithm 1 and eq. (15) as printed: no slow start, p uncapped."),
+    "slow-start": ({"slow_start": 1}, "slow start until the first decrease decision (tcp-gt slow_start = 1)."),
+    "p-cap": ({"p_max": 1}, "p of eq. (15) capped at 1 packet per acknowledged packet (tcp-gt p_max = 1)."),
 }
 DEFAULT = "paper"
 WHY_DEFAULT = ("Algorithm 1 and eq. (15) as the paper prints them (section III-E): it names no slow start and no "
