@@ -114,5 +114,5 @@ def variants_report(data: Mapping[str, pd.DataFrame], checks_of: Callable[[Dict[
         else:
             left = "; ".join(f"with {CHANGE[v]} {fmt(t.ablation.measured)}" for v, t in tried
                              if t.ablation is not None)
-            checks.append(c.suspected(f"no ablation run removes it ({c.what}: {left})"))
+            checks.append(c.suspected(f"neither open choice removes it: {left}"))
     return checks, variants
