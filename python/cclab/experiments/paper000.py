@@ -121,7 +121,7 @@ class Fig4(Experiment):
         return _keep(res)
 
     def report(self, data: Dict[str, pd.DataFrame], quick: bool) -> Report:
-        checks, variants = G.variants_report(data, lambda d: self.one(d).checks)
+        checks, variants = G.variants_report(data, lambda d: self.one(d).checks, explainers=(G.EPOCHS,))
         rep = self.one(G.subset(data, G.DEFAULT))
         return Report(figures=rep.figures, checks=checks, variants=variants)
 
@@ -239,7 +239,7 @@ class Fig5(Experiment):
         return out
 
     def report(self, data: Dict[str, pd.DataFrame], quick: bool) -> Report:
-        checks, variants = G.variants_report(data, self.checks)
+        checks, variants = G.variants_report(data, self.checks, explainers=(G.EPOCHS,))
         d0 = G.subset(data, G.DEFAULT)
         fs = d0["flow_series"]
         fig, axes = figure(2, 1, height=2.6)
@@ -282,7 +282,7 @@ class Fig6(Experiment):
         return _keep(res)
 
     def report(self, data: Dict[str, pd.DataFrame], quick: bool) -> Report:
-        checks, variants = G.variants_report(data, lambda d: self.one(d).checks)
+        checks, variants = G.variants_report(data, lambda d: self.one(d).checks, explainers=(G.EPOCHS,))
         rep = self.one(G.subset(data, G.DEFAULT))
         return Report(figures=rep.figures, checks=checks, variants=variants)
 
@@ -370,7 +370,7 @@ class Fig7(Experiment):
         return out
 
     def report(self, data: Dict[str, pd.DataFrame], quick: bool) -> Report:
-        checks, variants = G.variants_report(data, self.checks)
+        checks, variants = G.variants_report(data, self.checks, explainers=(G.EPOCHS,))
         d0 = G.subset(data, G.DEFAULT)
         fs, qs = d0["flow_series"], d0["queue_series"]
         end = float(fs.time_s.max())
@@ -460,7 +460,7 @@ class Fig8(Experiment):
         ]
 
     def report(self, data: Dict[str, pd.DataFrame], quick: bool) -> Report:
-        checks, variants = G.variants_report(data, self.checks)
+        checks, variants = G.variants_report(data, self.checks, explainers=(G.EPOCHS,))
         d0 = G.subset(data, G.DEFAULT)
         fs, qs, ad = d0["flow_series"], d0["queue_series"], d0["added_series"]
         a = ad.assign(sec=np.ceil(ad.time_s - 1e-9).astype(int))

@@ -88,9 +88,11 @@ def no_drop(what: str, drops: int, runs: int, *, quote: str = Q_NEVER, section: 
 
 
 def variants_report(data: Mapping[str, pd.DataFrame], checks_of: Callable[[Dict[str, pd.DataFrame]], List[Check]],
-                    suspects: Optional[Mapping[str, str]] = None) -> Tuple[List[Check], List[Variant]]:
+                    suspects: Optional[Mapping[str, str]] = None,
+                    explainers: Optional[Sequence[str]] = None) -> Tuple[List[Check], List[Variant]]:
     """``checks_of`` under every variant present in ``data``; the default's checks, each failing
-    one with the first ablation (variant or ``ABLATIONS``) that explains it, else with the
+    one with the first ablation (variant or ``ABLATIONS``; only ``explainers`` if given: the causes the
+    experiment suspects, so that a variant's run-to-run noise is not taken for a cause) that explains it, else the
     suspected cause ``suspects[what]`` (or the best partial ablation when none is suspected)."""
     present = list(dict.fromkeys(data[next(iter(data))].variant)) if "variant" in data[next(iter(data))] else []
     by = {v: checks_of(subset(data, v)) for v in present}
@@ -102,7 +104,7 @@ def variants_report(data: Mapping[str, pd.DataFrame], checks_of: Callable[[Dict[
             checks.append(c)
             continue
         tried = []
-        for v in [x for x in present if x != DEFAULT]:
+        for v in [x for x in present if x != DEFAULT and (explainers is None or x in explainers)]:
             same = [a for a in by[v] if a.what == c.what]
             if same:
                 tried.append((v, c.explained_by(same[0], f"{CAUSE[v]} ({c.what})", CHANGE[v])))

@@ -123,7 +123,7 @@ def _sweep_report(data: Dict[str, pd.DataFrame], x: str, xlabel: str, name: str,
         ((d.proto == "tcp-gt") & (d.variant == v)) | ((d.proto != "tcp-gt") & (d.variant == G.DEFAULT)))]],
         ignore_index=True).assign(variant=v)} for v in G.VARIANTS}
     merged = {"points": pd.concat([f["points"] for f in frames.values()], ignore_index=True)}
-    checks, variants = G.variants_report(merged, lambda t: checks_of(t["points"]), suspects)
+    checks, variants = G.variants_report(merged, lambda t: checks_of(t["points"]), suspects, explainers=("p-cap",))
     fig = _sweep_figure(_variant_points(d, G.DEFAULT), x, xlabel, title, logx)
     return Report(figures={name: fig}, checks=checks, variants=variants, markdown=_sweep_table(d, x, xlabel))
 
