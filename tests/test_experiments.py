@@ -158,3 +158,19 @@ def test_cli_run_and_report(tmp_path):
     assert (rep.parent / link).exists()
     saved = json.loads(next((tmp_path / "o" / "003-fig1" / "runs").glob("*.json")).read_text())
     assert saved["key"] == "reno" and "flow_series" in saved["tables"]
+
+
+def test_cli_stored_only_reports_what_is_finished_and_lists_the_rest(tmp_path):
+    out, rep = tmp_path / "o", tmp_path / "R.md"
+    r = runner.invoke(app, ["reproduce", "003", "fig1", "--quick", "--out", str(out), "-j", "1"])
+    assert r.exit_code == 0, r.output
+    (fig3,) = ex.find("003", "fig3")
+    assert ex.missing_runs(fig3, True, out) == len(fig3.runs(True))
+    r = runner.invoke(app, ["reproduce", "003", "--quick", "--out", str(out), "--stored-only", "--report", str(rep)])
+    assert r.exit_code == 0, r.output
+    text = rep.read_text()
+    assert "| 003 | [fig1]" in text and "## Not yet run" in text
+    assert "| 003 | fig3: " in text and "**Incomplete**" in text
+    assert not (out / "003-fig3" / "report.md").exists()  # nothing was simulated for it
+    r = runner.invoke(app, ["reproduce", "003", "--stored-only", "--fresh"])
+    assert r.exit_code == 2 and "--stored-only" in r.output

@@ -364,6 +364,11 @@ def reproduce(
     ] = None,
     print_: Annotated[bool, typer.Option("--print", help="Print the scenarios (TOML) of the runs and exit.")] = False,
     fresh: Annotated[bool, typer.Option("--fresh", help="Simulate again, ignoring the runs finished in --out and in the run store.")] = False,
+    stored_only: Annotated[
+        bool,
+        typer.Option("--stored-only", help="Simulate nothing: report the experiments whose runs are all finished, "
+                     "list the others as not yet run."),
+    ] = False,
 ) -> None:
     """Rerun a paper's figures and tables: figures (PNG, SVG), data (CSV) and a
     report with the published numbers beside cclab's, in OUT/<paper>-<experiment>/."""
@@ -372,6 +377,8 @@ def reproduce(
 
     if jobs is not None and jobs < 1:
         fail("--jobs", f"invalid value {jobs}; accepted: a whole number >= 1")
+    if stored_only and fresh:
+        fail("--stored-only", "cannot be combined with --fresh (which simulates everything again)")
     if list_:
         t = Table(title="experiments (cclab reproduce PAPER EXPERIMENT)", title_justify="left")
         for col in ("paper", "experiment", "what it reproduces"):
@@ -415,7 +422,14 @@ def reproduce(
             con.print(f"[{style}]{o.experiment.id}[/]: {len(o.checks)} checks ({verdicts or 'none'}), "
                       f"{o.runs} runs, {o.wall_s:.0f} s -> {o.folder / 'report.md'}")
 
+        pending = []
+        if stored_only:
+            missing = {e.id: ex.missing_runs(e, quick, out) for e in chosen}
+            pending = [(e, missing[e.id], len(e.runs(quick))) for e in chosen if missing[e.id]]
+            for e, miss, n in pending:
+                con.print(f"[yellow]{e.id}[/]: {miss} of {n} runs not yet simulated; left out")
+            chosen = [e for e in chosen if not missing[e.id]]
         outcomes = ex.run_experiments(chosen, quick=quick, out=out, jobs=jobs, fresh=fresh, overall=overall,
                                       done=done)
     if report is not None:
-        con.print(f"wrote {ex.write_summary(outcomes, report)}")
+        con.print(f"wrote {ex.write_summary(outcomes, report, pending)}")

@@ -105,10 +105,15 @@ def _headlines(outcomes: Sequence[Outcome]) -> List[str]:
     return lines + [""]
 
 
-def write_summary(outcomes: Sequence[Outcome], path: Union[str, "os.PathLike[str]"]) -> Path:
+def write_summary(
+    outcomes: Sequence["Outcome"],
+    path: Union[str, "os.PathLike[str]"],
+    pending: Sequence[tuple[Experiment, int, int]] = (),
+) -> Path:
     """Gathers the experiments' reports into one markdown file (docs/REPRODUCTION.md): the
     headline claims, the verdicts counted per paper and per experiment, then every report, with
-    image links relative to the file."""
+    image links relative to the file. ``pending``: experiments left out because runs are missing
+    (experiment, runs missing, runs in all), listed as such."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     n = sum(len(o.checks) for o in outcomes)
@@ -130,6 +135,10 @@ def write_summary(outcomes: Sequence[Outcome], path: Union[str, "os.PathLike[str
     ]
     if forms == {True}:
         lines += ["> **Quick forms**: shortened runs; the numbers are not comparable to the papers'.", ""]
+    if pending:
+        lines += [f"> **Incomplete**: {len(pending)} experiments are not in this report because some of their runs "
+                  "have not been simulated yet (`--stored-only`); they are listed at the end. The counts below "
+                  "cover the experiments shown only.", ""]
     lines += _headlines(outcomes)
     lines += ["## Verdicts per paper", "",
               "All checks, then (second row of each paper) its headline claims alone.", "",
@@ -157,5 +166,9 @@ def write_summary(outcomes: Sequence[Outcome], path: Union[str, "os.PathLike[str
         rel = os.path.relpath(o.folder, path.parent)
         body = re.sub(r"!\[([^\]]*)\]\(([^)/]+)\)", lambda m: f"![{m.group(1)}]({rel}/{m.group(2)})", body)
         lines += [f'<a id="{e.paper}-{e.name}"></a>', "", ("\n" + body).replace("\n## ", "\n### ").lstrip("\n"), ""]
+    if pending:
+        lines += ["## Not yet run", "", "| paper | experiment | runs missing | runs |", "|---|---|---|---|"]
+        lines += [f"| {e.paper} | {e.name}: {e.title} | {miss} | {n} |" for e, miss, n in pending]
+        lines.append("")
     path.write_text("\n".join(lines))
     return path

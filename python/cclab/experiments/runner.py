@@ -28,7 +28,7 @@ import pandas as pd
 from .base import Experiment, Run, out_dir, rows_frame
 from .verdicts import VERDICTS, Check
 
-__all__ = ["Outcome", "Progress", "Overall", "estimate_cost", "run_experiments"]
+__all__ = ["Outcome", "Progress", "Overall", "estimate_cost", "missing_runs", "run_experiments"]
 
 
 
@@ -223,6 +223,16 @@ def _finish(plan: _Plan) -> Outcome:
     simulated = len(plan.todo)
     files.append(write_report(exp, rep, plan.runs, simulated, plan.quick, wall, folder, files))
     return Outcome(exp, plan.quick, folder, list(rep.checks), len(plan.runs), wall, files)
+
+
+def missing_runs(exp: Experiment, quick: bool, out: Union[str, "os.PathLike[str]"]) -> int:
+    """How many of the experiment's runs are neither measured in ``out`` nor in the run store: what
+    ``run_experiments`` would have to simulate."""
+    from ..store import RunStore
+
+    store = RunStore()
+    plan = _plan(exp, quick, Path(out), False)
+    return sum(not (store.path(r.scenario, r.seed) / "summary.json").is_file() for r in plan.todo)
 
 
 def dedupe(keys: Sequence[str]) -> tuple[List[int], Dict[int, List[int]]]:
