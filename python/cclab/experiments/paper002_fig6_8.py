@@ -90,8 +90,8 @@ CAUSES: Dict[str, Dict[str, str]] = {
                      "the SACK flows is set by the phase of the drops",
         "unbounded": "T_c's unbounded growth lengthens the KTCP flow's holds until they last to the next loss, "
                      "starving it beside the SACK flows",
-        "bounded": "the cap on T_c lets the KTCP flow climb again after a short hold, away from the SACK flows' "
-                   "total",
+        "bounded": "with T_c capped the KTCP flow's holds end early, it grows back into the drops and falls "
+                   "further below the SACK flows' total",
     },
     "diff": {
         "jitter": "jittered sends let the losses reach the held HSTCP+KTCP window, which then sinks further below "
@@ -100,7 +100,8 @@ CAUSES: Dict[str, Dict[str, str]] = {
                      "is set by the drops' phase",
         "unbounded": "unbounded T_c keeps HSTCP+KTCP held so long that the SACK flows' lead over it outgrows "
                      "plain HSTCP's gap",
-        "bounded": "the capped T_c shortens the holds and changes the gap between HSTCP+KTCP and the SACK flows",
+        "bounded": "with T_c capped the held KTCP flow soon grows back into the drops, and the SACK flows' lead "
+                   "over it widens past plain HSTCP's gap",
     },
     "restrain": {
         "no jitter": "in phase with the SACK flows' growth, the undithered queue spares the held KTCP window, so "
