@@ -304,14 +304,15 @@ def _seed_stats(fs: pd.DataFrame, qs: pd.DataFrame, t0: float, t1: float) -> pd.
 
 
 def _two_flow_checks(st: pd.DataFrame, t0: float, t1: float, published_util: str, published_reno: str,
-                     quote_util: str, section: str, reason_ubr: str) -> List[Check]:
+                     quote_util: str, section: str, reason_ubr: str, label: str = "the proposed flow"
+                     ) -> List[Check]:
     """The checks of Figs. 4 and 5 on one setting's runs (``st``: ``_seed_stats``)."""
     m = {s: mean_ci(st.loc[[s], "util"].to_numpy()) for s in ("ubr", RENO)}
     sy = {s: float(st.loc[[s], "sync"].mean()) for s in ("ubr", RENO)}
     share = mean_ci(st.loc[["ubr"], "share"].to_numpy())
     # seed by seed: the two runs of a seed differ only in the second flow's algorithm
     diff = mean_ci((st.loc[["ubr"]].set_index("seed").util - st.loc[[RENO]].set_index("seed").util).to_numpy())
-    checks = [compare(f"utilization with the proposed flow, {t0:g}-{t1:g} s", published_util, m["ubr"][0],
+    checks = [compare(f"utilization with {label}, {t0:g}-{t1:g} s", published_util, m["ubr"][0],
                       spread=m["ubr"][1], quote=quote_util, section=section, reason=reason_ubr)]
     if published_reno:
         checks.append(compare(f"utilization with two Reno flows, {t0:g}-{t1:g} s", published_reno, m[RENO][0],
@@ -475,6 +476,7 @@ class Fig5(Experiment):
         st = _seed_stats(fs, qs, t0, t1)
         checks = _two_flow_checks(st, t0, t1, "0.983", "", "two proposed TCP flows can share the bandwidth fast "
                                   "and fairly ... simultaneously with higher link utilization, 0.983", "§4, Fig. 5",
-                                  "the paper does not say over which interval it measures the utilization")
+                                  "the paper does not say over which interval it measures the utilization",
+                                  "two proposed flows")
         fig = _two_flow_figure(fs, qs, "fig5", "Fig. 5: two proposed flows vs two Reno flows, k = 1/2", "first")
         return Report(figures={"fig5": fig}, checks=checks, markdown=_stats_table({OVERHEAD: st}, {"ubr": "two proposed", RENO: "two Reno"}))
