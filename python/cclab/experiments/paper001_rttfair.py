@@ -50,24 +50,15 @@ class Fairness:
                          for c in sorted(protos, key=lambda c: self.mad[c][0]))
 
 
-def per_point(fa: Fairness, protos: Sequence[str], unit: str) -> str:
-    """Thr1 - Thr2 of ``protos`` at every point, to say where a statement breaks."""
-    return "; ".join(f"{LABEL[c]} " + ", ".join(f"{i:g}{unit}: {fa.g.loc[i, c]:+.1f}" for i in fa.g.index)
-                     for c in protos)
-
-
-def best_two(fa: Fairness, what: str, quote: str, section: str, unit: str, headline: bool = True) -> Check:
+def best_two(fa: Fairness, what: str, quote: str, section: str, headline: bool = True) -> Check:
     """HRF and CR are the two most RTT-fair of the six (smallest mean |Thr1 - Thr2|). Informative
     only when the third is apart from both: outside the seeds' intervals."""
     r = fa.ranked()
     holds = set(r[:2]) == {"hrf", "cr"}
     third = fa.mad[r[2]]
     close = [c for c in ("hrf", "cr") if third[0] - third[1] <= fa.mad[c][0] + fa.mad[c][1]]
-    lagging = [c for c in ("hrf", "cr") if c not in r[:2]]
     return claim(what, holds, "mean |Thr1 - Thr2| (Mbit/s): " + fa.text(), quote=quote, section=section,
-                 headline=headline, reason=f"{' and '.join(LABEL[c] for c in lagging)} fall behind "
-                 f"{LABEL[r[0]] if r[0] not in ('hrf', 'cr') else LABEL[r[1]]} at the points where one flow takes "
-                 "the larger share: " + per_point(fa, lagging, unit), informative=not close,
+                 headline=headline, informative=not close,
                  why_uninformative=f"{LABEL[r[2]]}'s interval overlaps " + ", ".join(LABEL[c] for c in close)
                  + "'s: the ranking is not resolved by the seeds" if close else "")
 
@@ -148,31 +139,26 @@ class Fig6(Experiment):
         wcr, wcr_s = signs(m2, ("w+cr+reno",), True)
         return [
             best_two(fa, "HRF and CR are the two most RTT-fair of the six over the buffer sizes",
-                     "From Fig. 6, we can recognize that HRF and CR present the best RTT-fair result", "§5.2.1",
-                     " pkts"),
+                     "From Fig. 6, we can recognize that HRF and CR present the best RTT-fair result", "§5.2.1"),
             claim("non-buffered (111, 333 pkts): CR more RTT-fair than CI and Reno",
                   m1.mad["cr"][0] < min(m1.mad["ci"][0], m1.mad["newreno"][0]), m1.text(("cr", "ci", "newreno")),
                   quote="In the non-buffered state (Model I), CR is a more RTT-fair contributor than CI and Reno",
-                  section="§5.2.1", reason="CR's split at the small buffers is lopsided: " + per_point(m1, ["cr"], " pkts")),
+                  section="§5.2.1"),
             claim("non-buffered: with CI and Reno the 40 ms flow gets more at every buffer", ci_reno, ci_reno_s,
                   quote="In case of CI and Reno, the smaller RTT flow gets more resources than the longer RTT flow",
-                  section="§5.2.1", reason="at a small buffer the 120 ms flow of CI or Reno gets the larger share"),
+                  section="§5.2.1"),
             claim("buffered (1000 pkts and more): W+CR+CR favours the 120 ms flow and W+CR+Reno the 40 ms flow",
                   wcc and wcr, wcc_s + "; " + wcr_s,
                   quote="In the buffered state (Model II), W+CR+CR provides more resources for longer RTT flow but "
-                  "W+CR+Reno does for smaller RTT flow", section="§5.2.1",
-                  reason="at a large buffer W+CR+CR's 40 ms flow keeps the larger share: "
-                  + per_point(m2, ["w+cr+cr"], " pkts")),
+                  "W+CR+Reno does for smaller RTT flow", section="§5.2.1"),
             claim("buffered: HRF more RTT-fair than W+CR+Reno and W+CR+CR",
                   m2.mad["hrf"][0] < min(m2.mad["w+cr+reno"][0], m2.mad["w+cr+cr"][0]),
                   m2.text(("hrf", "w+cr+reno", "w+cr+cr")),
                   quote="The results prove that the CI behavior of HRF contributes to better RTT-fairness",
-                  section="§5.2.1", reason="with large buffers HRF's CI phase leaves the 40 ms flow ahead: "
-                  + per_point(m2, ["hrf"], " pkts")),
+                  section="§5.2.1"),
             claim("W+CR+CR less RTT-fair than CR", fa.mad["w+cr+cr"][0] > fa.mad["cr"][0],
                   fa.text(("w+cr+cr", "cr")), quote="Using \"W\" instead of \"Reno\" in window decrement phase "
-                  "cause different effects ... worse (compare CR with W+CR+CR)", section="§5.2.1",
-                  reason="W+CR+CR splits as evenly as CR over the buffers: " + per_point(fa, ["w+cr+cr", "cr"], " pkts")),
+                  "cause different effects ... worse (compare CR with W+CR+CR)", section="§5.2.1"),
         ]
 
     def report(self, data: Dict[str, pd.DataFrame], quick: bool) -> Report:
@@ -212,24 +198,22 @@ class Fig7(Experiment):
         reno_far = g.loc[g.index >= 80, "newreno"]
         return [
             best_two(fa, "HRF and CR are the two most RTT-fair of the six over the second flow's RTTs",
-                     "In Fig. 7, HRF and CR are almost RTT-fair regardless of RTT values", "§5.2.2", " ms"),
+                     "In Fig. 7, HRF and CR are almost RTT-fair regardless of RTT values", "§5.2.2"),
             claim(f"CI and Reno: |Thr1 - Thr2| larger at {far:g} ms than at {near:g} ms",
                   all(b > a for a, b in grow.values()),
                   ", ".join(f"{LABEL[c]} {a:.1f} -> {b:.1f}" for c, (a, b) in grow.items()),
                   quote="CI and Reno get RTT-unfair as a RTT difference between two flows becomes large",
-                  section="§5.2.2", reason="the longest-RTT flow of CI or Reno is not pushed further down: "
-                  + per_point(fa, ["ci", "newreno"], " ms")),
+                  section="§5.2.2"),
             claim("HRF more RTT-fair than W+CR+Reno and W+CR+CR",
                   fa.mad["hrf"][0] < min(fa.mad["w+cr+reno"][0], fa.mad["w+cr+cr"][0]),
                   fa.text(("hrf", "w+cr+reno", "w+cr+cr")),
                   quote="CI improves RTT-fair regardless of RTT values though CR and Reno negatively affect "
-                  "RTT-fairness", section="§5.2.2", reason="HRF's split against a flow of another RTT is not the "
-                  "most even of the three Westwood variants: " + per_point(fa, ["hrf"], " ms")),
+                  "RTT-fairness", section="§5.2.2"),
             claim("with Reno the 40 ms flow gets more than a flow of 80 ms or more, and less than the 13.33 ms flow",
                   bool((reno_far > 0).all() and g["newreno"].iloc[0] < 0),
                   ", ".join(f"{i:g} ms: {v:.1f}" for i, v in g["newreno"].items()),
                   quote="In Model I, by comparisons of three protocols (Reno, CI and CR), same trends as the previous "
-                  "section are shown", section="§5.2.2", reason="a Reno pair whose shorter-RTT flow does not win"),
+                  "section are shown", section="§5.2.2"),
         ]
 
     def report(self, data: Dict[str, pd.DataFrame], quick: bool) -> Report:
@@ -267,20 +251,17 @@ class Fig8(Experiment):
         return [
             best_two(fa, "HRF and CR are the two most RTT-fair of the six over the numbers of flows",
                      "Note that HRF and CR are RTT-fair as we expected in spite of changing the number of "
-                     "competing flows", "§5.2.3", " flows"),
+                     "competing flows", "§5.2.3"),
             claim(f"Thr1 - Thr2 lower with {hi} flows than with {lo} for every protocol",
                   all(b < a for a, b in falls.values()),
                   ", ".join(f"{LABEL[c]} {a:.1f} -> {b:.1f}" for c, (a, b) in falls.items()),
                   quote="larger RTT flows of all protocols tend to utilize more bandwidth as the number of flows "
-                  "increase in the simulation case", section="§5.2.3",
-                  reason="protocols whose 120 ms flows already lead with two flows gain nothing from more flows: "
-                  + ", ".join(LABEL[c] for c, (a, b) in falls.items() if b >= a)),
+                  "increase in the simulation case", section="§5.2.3"),
             claim("Reno, CI and W+CR+Reno favour the 40 ms flows, W+CR+CR the 120 ms flows (mean over the numbers)",
                   bool((mean[["newreno", "ci", "w+cr+reno"]] > 0).all() and mean["w+cr+cr"] < 0),
                   ", ".join(f"{LABEL[c]} {mean[c]:.1f}" for c in ("newreno", "ci", "w+cr+reno", "w+cr+cr")),
                   quote="Reno, CI and W+CR+Reno flows with smaller RTT dominantly utilize bandwidth, but W+CR+CR "
-                  "behaves oppositely", section="§5.2.3", reason="the side W+CR+CR or the others favour flips with "
-                  "the number of flows: " + per_point(fa, ["newreno", "ci", "w+cr+reno", "w+cr+cr"], " flows")),
+                  "behaves oppositely", section="§5.2.3"),
         ]
 
     def report(self, data: Dict[str, pd.DataFrame], quick: bool) -> Report:

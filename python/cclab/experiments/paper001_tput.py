@@ -48,7 +48,6 @@ def _fig9_checks(data: Dict[str, pd.DataFrame]) -> List[Check]:
             f"HRF timeouts {to[(r, 'hrf')]:.0f}",
             quote="we can recognize that HRF can bring sufficient throughputs but the others cannot", section="§5.3",
             headline=True, informative=not tied,
-            reason=f"at {r:g} ms HRF delivers {m(r, 'hrf'):.1f} Mbit/s with {to[(r, 'hrf')]:.0f} timeouts per run",
             why_uninformative=(f"as high as HRF's within the seeds' spread and {RESOLUTION:g} Mbit/s: " + ", ".join(
                 f"{LABEL[c]} {m(r, c):.1f}" for c in tied)) if tied else ""))
     lo, hi = rtts[0], rtts[-1]
@@ -56,14 +55,12 @@ def _fig9_checks(data: Dict[str, pd.DataFrame]) -> List[Check]:
     fall_s = lambda cs: ", ".join(f"{LABEL[c]} {m(lo, c):.1f} -> {m(hi, c):.1f}" for c in cs)  # noqa: E731
     checks += [
         claim(f"Westwood's throughput lower at {hi:g} ms than at {lo:g} ms", falls("westwood"), fall_s(["westwood"]),
-              quote="TCP-Westwood performs well for small RTTs but degrades for larger RTTs", section="§5.3",
-              reason=f"Westwood's Reno increase still fills the link at {hi:g} ms"),
+              quote="TCP-Westwood performs well for small RTTs but degrades for larger RTTs", section="§5.3"),
         claim(f"Reno's and CI's throughputs lower at {hi:g} ms than at {lo:g} ms", falls("newreno") and falls("ci"),
               fall_s(["newreno", "ci"]), quote="TCP-Reno and CI performs worse as RTTs become larger",
-              section="§5.3", reason=f"Reno's or CI's halvings still leave the link full at {hi:g} ms"),
+              section="§5.3"),
         claim(f"CR's throughput lower at {hi:g} ms than at {lo:g} ms", falls("cr"), fall_s(["cr"]),
-              quote="CR also decreases its throughputs as RTTs increases", section="§5.3",
-              reason=f"CR's increments of k RTT^2 per RTT refill the link after each halving at {hi:g} ms"),
+              quote="CR also decreases its throughputs as RTTs increases", section="§5.3"),
     ]
     if len(rtts) > 1:
         prev = rtts[-2]
@@ -73,9 +70,7 @@ def _fig9_checks(data: Dict[str, pd.DataFrame]) -> List[Check]:
             all(b < a and n > 0 for a, b, n in deg.values()),
             ", ".join(f"{LABEL[c]} {a:.1f} -> {b:.1f} Mbit/s, {n:.0f} timeouts" for c, (a, b, n) in deg.items()),
             quote="When RTT value becomes 480 ms, the throughputs of HRF and CR in the simulation degrade ... "
-            "burst packet losses and timeout happens", section="§5.3",
-            reason=f"at {hi:g} ms " + ", ".join(f"{LABEL[c]} has {n:.0f} timeouts per run" for c, (a, b, n) in
-                                               deg.items())))
+            "burst packet losses and timeout happens", section="§5.3"))
     return checks
 
 
@@ -157,23 +152,20 @@ def _fig1011_checks(data: Dict[str, pd.DataFrame]) -> List[Check]:
         claim("the total with HRF is larger than with two Reno flows at every RTT", bool((tot_h > tot_r).all()),
               ", ".join(f"{i:g} ms: {tot_h[i]:.1f} vs {tot_r[i]:.1f}" for i in tot_r.index),
               quote="total throughput of the HRF/Reno case is significantly larger than that of the TCP-Reno only "
-              "case", section="§5.4", reason="at the RTTs where two Reno flows already fill the link with loss 1e-4"),
+              "case", section="§5.4"),
         claim("Reno is RTT-unfair: the variable-RTT Reno flow gets less than the 40 ms one at 120 ms and more",
               bool((reno.other_mbps[long_] < reno.reno40_mbps[long_]).all()),
               ", ".join(f"{i:g} ms: {reno.other_mbps[i]:.1f} vs {reno.reno40_mbps[i]:.1f}" for i in reno.index[long_]),
-              quote="Figure 10 shows RTT-unfairness of TCP-Reno", section="§5.4",
-              reason="random losses of 1e-4 cap the 40 ms Reno flow as much as the long one"),
+              quote="Figure 10 shows RTT-unfairness of TCP-Reno", section="§5.4"),
         claim("beside HRF the 40 ms Reno flow's throughput is stable whatever HRF's RTT (within 30 % of its mean)",
               bool(((hrf.reno40_mbps / hrf.reno40_mbps.mean() - 1).abs() < 0.3).all()),
               ", ".join(f"{i:g} ms: {v:.1f}" for i, v in hrf.reno40_mbps.items()),
-              quote="Fig. 11 shows stable throughputs of TCP-Reno and HRF in spite of different RTTs", section="§5.4",
-              reason="the 40 ms Reno flow's share moves with HRF's RTT (k and k' are fixed for a 40 ms Reno flow)"),
+              quote="Fig. 11 shows stable throughputs of TCP-Reno and HRF in spite of different RTTs", section="§5.4"),
         claim("a long-RTT HRF flow keeps more than twice what a long-RTT Reno flow gets (120 ms and more)",
               bool((hrf.other_mbps[long_] > 2 * reno.other_mbps[long_]).all()),
               ", ".join(f"{i:g} ms: {hrf.other_mbps[i]:.1f} vs {reno.other_mbps[i]:.1f}" for i in reno.index[long_]),
               quote="HRF can utilize bandwidth efficiently without disturbing TCP-Reno, and achieve inter-protocol "
-              "RTT-fairness with TCP-Reno even if RTT changes", section="§5.4",
-              reason="a long-RTT HRF flow is held back by the random losses as much as a Reno flow"),
+              "RTT-fairness with TCP-Reno even if RTT changes", section="§5.4"),
     ]
 
 

@@ -169,9 +169,9 @@ class Fig1(Experiment):
     title = "Reno in an under-buffered link (k = 1/4): window against W_full, utilization, buffer occupancy"
     assumptions = SETUP + ["300 s (quick: 150 s), one seed (one flow, no comparison between runs), sampled every "
                            "100 ms.",
-                           "Model checks: the window's peak and trough beside the paper's arithmetic W_max = W_full + B "
-                           "and W_max / 2, within 3 % and 10 % (the window also counts the packets on the access "
-                           "links; fast recovery's deflation lowers the trough)."]
+                           "Model checks: the window's peak and trough beside the paper's arithmetic "
+                           "W_max = W_full + B and W_max / 2, within 3 % and 10 % (the window also counts the "
+                           "packets on the access links; fast recovery's deflation lowers the trough)."]
 
     def runs(self, quick: bool) -> List[Run]:
         return [Run("reno", _one(RENO, 0.25, 150 if quick else 300, 0, "100ms"), 1, {"cc": RENO})]
@@ -195,13 +195,12 @@ class Fig1(Experiment):
                   reason="the lowest window also includes fast recovery's deflation"),
             claim("the buffer is empty while cwnd < W_full", float(below.len_pkts.mean()) < 5,
                   f"mean queue {below.len_pkts.mean():.1f} pkts while cwnd < 0.95 W_full", section="§1, Fig. 1",
-                  quote="Buffer occupancy during this under-utilization period is empty as in Fig. 1(c)",
-                  reason="packets still queue from the window's own bursts below W_full"),
+                  quote="Buffer occupancy during this under-utilization period is empty as in Fig. 1(c)"),
             claim("the link is under-used while cwnd < W_full",
                   float(below.throughput_bps.mean()) < 0.97 * RATE_BPS,
                   f"{below.throughput_bps.mean() / RATE_BPS:.3f} of the link while cwnd < 0.95 W_full",
                   section="§1, Fig. 1", quote="If the congestion window goes below this line, the link utilization "
-                  "also goes below 100% as shown in Fig. 1(b)", reason="the queue keeps the link busy below W_full"),
+                  "also goes below 100% as shown in Fig. 1(b)"),
         ]
         return Report(figures={"fig1": fig}, checks=checks,
                       notes=[f"Measured from 100 s to {t_end:.0f} s."])
@@ -253,18 +252,15 @@ class Fig3(Experiment):
         checks = [
             claim("from the second cycle the extra window keeps the link almost full (> 0.98)", u["ubr"] > 0.98,
                   f"{u['ubr']:.3f} vs Reno {u[RENO]:.3f} (100 s to end)", section="§4, Fig. 3",
-                  quote="can utilize the link almost up to 100%, starting with the second congestion avoidance cycle",
-                  reason="the extra window holds the sending window below the pipe"),
+                  quote="can utilize the link almost up to 100%, starting with the second congestion avoidance cycle"),
             claim("same RTT as Reno (within 5%)", abs(r["ubr"] / r[RENO] - 1) < 0.05,
                   f"mean RTT {r['ubr'] * 1e3:.1f} ms vs {r[RENO] * 1e3:.1f} ms", section="§4, Fig. 3",
-                  quote="our scheme has the same saw-tooth wave, RTT, and the buffer occupancy as TCP Reno",
-                  reason="the extra window keeps packets queued while it holds cwnd at W_full"),
+                  quote="our scheme has the same saw-tooth wave, RTT, and the buffer occupancy as TCP Reno"),
             # While the extra window holds cwnd at W_full = beta x cwnd(C > alpha) it may keep a few
             # packets queued (alpha = 1.02 is 1.6 ms of queue at 80 ms): "same" within 20%.
             claim("buffer occupancy about Reno's (mean within 20%)", ql["ubr"] <= 1.2 * ql[RENO] + 2,
                   f"mean queue {ql['ubr']:.0f} vs {ql[RENO]:.0f} pkts", section="§4, Fig. 3",
-                  quote="the same ... buffer occupancy as TCP Reno",
-                  reason="W_full = beta x cwnd at C > alpha sits above the pipe, so the hold phase queues packets"),
+                  quote="the same ... buffer occupancy as TCP Reno"),
         ]
         return Report(figures={"fig3": fig}, checks=checks)
 
@@ -479,4 +475,5 @@ class Fig5(Experiment):
                                   "the paper does not say over which interval it measures the utilization",
                                   "two proposed flows")
         fig = _two_flow_figure(fs, qs, "fig5", "Fig. 5: two proposed flows vs two Reno flows, k = 1/2", "first")
-        return Report(figures={"fig5": fig}, checks=checks, markdown=_stats_table({OVERHEAD: st}, {"ubr": "two proposed", RENO: "two Reno"}))
+        names = {"ubr": "two proposed", RENO: "two Reno"}
+        return Report(figures={"fig5": fig}, checks=checks, markdown=_stats_table({OVERHEAD: st}, names))
