@@ -160,7 +160,8 @@ def test_cli_run_and_report(tmp_path):
     assert saved["key"] == "reno" and "flow_series" in saved["tables"]
 
 
-def test_cli_stored_only_reports_what_is_finished_and_lists_the_rest(tmp_path):
+def test_cli_stored_only_reports_what_is_finished_and_lists_the_rest(tmp_path, monkeypatch):
+    monkeypatch.setenv("CCLAB_STORE", str(tmp_path / "store"))  # empty: only what this test runs is stored
     out, rep = tmp_path / "o", tmp_path / "R.md"
     r = runner.invoke(app, ["reproduce", "003", "fig1", "--quick", "--out", str(out), "-j", "1"])
     assert r.exit_code == 0, r.output
