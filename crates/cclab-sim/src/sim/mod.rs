@@ -8,7 +8,6 @@ use crate::engine::{Event, EventQueue};
 use crate::metrics::{FlowSeries, QueueSeries};
 use crate::net::{route, Link};
 use crate::packet::{Kind, Packet};
-use crate::queue::{DropCause, EnqueueContext};
 use crate::tcp::{Receiver, ReceiverConfig, Sender, TcpConfig};
 use crate::traffic::udp::UdpFlow;
 use crate::traffic::web::WebObject;
@@ -16,6 +15,9 @@ use crate::units::SimTime;
 use rand::Rng;
 use rand_pcg::Pcg64;
 use std::collections::{HashMap, VecDeque};
+
+mod link;
+mod observe;
 
 /// Everything needed to add one TCP flow.
 pub struct FlowSetup {
@@ -391,125 +393,6 @@ impl Simulation {
         }
     }
 
-    fn link_arrive(&mut self, l: u32, p: Packet) {
-        let now = self.now;
-        let link = &mut self.links[l as usize];
-        link.qstats.arrivals += 1;
-        link.qstats.arrival_bytes += p.size as u64;
-        if let Some((prob, rng)) = &mut link.loss {
-            if rng.gen::<f64>() < *prob {
-                link.qstats.drop(DropCause::LinkLoss, p.size);
-                self.count_drop(&p, DropCause::LinkLoss);
-                return;
-            }
-        }
-        // Idle: nothing being sent and nothing waiting (a waiting packet implies a pending LinkReady).
-        let idle = now >= link.busy_until && !link.ready_pending;
-        let ctx = EnqueueContext { now, idle_since: if idle { Some(link.busy_until) } else { None } };
-        link.qstats.advance(now, link.queue.len_pkts(), link.queue.len_bytes());
-        match link.queue.enqueue(p, &ctx) {
-            Ok(()) => {
-                link.qstats.observe_max(link.queue.len_pkts(), link.queue.len_bytes());
-                if idle {
-                    self.start_tx(l);
-                } else if !link.ready_pending {
-                    link.ready_pending = true;
-                    let t = link.busy_until;
-                    self.events.push(t, Event::LinkReady(l));
-                }
-            }
-            Err((p, cause)) => {
-                link.qstats.drop(cause, p.size);
-                self.count_drop(&p, cause);
-            }
-        }
-    }
-
-    fn count_drop(&mut self, p: &Packet, _cause: DropCause) {
-        match p.kind {
-            Kind::Data => self.flows[p.flow as usize].counters.data_drops += 1,
-            Kind::Ack => self.flows[p.flow as usize].counters.ack_drops += 1,
-            Kind::Udp => self.udp[p.flow as usize].drops += 1,
-        }
-    }
-
-    /// Starts every web object due now as a finite TCP flow, and schedules the next.
-    fn start_web_objects(&mut self) {
-        let now = self.now;
-        loop {
-            let Some(w) = self.web.as_mut() else { return };
-            let Some(&o) = w.objects.get(w.next) else { return };
-            if o.start > now {
-                self.events.push(o.start, Event::WebNext);
-                return;
-            }
-            let idx = w.next;
-            w.next += 1;
-            let (tcp, receiver) = (w.tcp, w.receiver);
-            let setup = FlowSetup {
-                name: format!("web.{idx}"),
-                group: "web".into(),
-                cc_name: w.cc_name.clone(),
-                src: w.server_nodes[o.server as usize],
-                dst: w.client_nodes[o.client as usize],
-                tcp,
-                receiver,
-                cc: cc::build(&w.cc_name, &w.params).expect("validated when the scenario was built"),
-                start: now,
-                stop: None,
-                size_pkts: Some(o.size_bytes.div_ceil(tcp.mss as u64)),
-                overhead: SimTime::ZERO,
-                rng: crate::rng::stream_rng(0, 0, 0),
-            };
-            let f = self.add_flow(setup).expect("web hosts are connected when the scenario is built");
-            self.flows[f as usize].web_object = Some(idx as u32);
-            if let Some(w) = self.web.as_mut() {
-                w.flow_of[idx] = Some(f);
-            }
-            let mut out = std::mem::take(&mut self.out);
-            self.flows[f as usize].sender.start(now, &mut out);
-            self.emit(&mut out);
-            self.out = out;
-            self.sync_timers(f);
-        }
-    }
-
-    /// Takes the next packet from the link's queue and puts it on the wire.
-    fn start_tx(&mut self, l: u32) {
-        let now = self.now;
-        let link = &mut self.links[l as usize];
-        link.qstats.advance(now, link.queue.len_pkts(), link.queue.len_bytes());
-        let Some(p) = link.queue.dequeue(now) else {
-            return;
-        };
-        link.qstats.departures += 1;
-        let tx = link.rate.tx_time(p.size);
-        link.busy_until = now + tx;
-        link.busy_time += tx;
-        link.tx_pkts += 1;
-        link.tx_bytes += p.size as u64;
-        let arrive = link.busy_until + link.delay;
-        let was_empty = link.wire.is_empty();
-        link.wire.push_back((arrive, p));
-        if link.queue.len_pkts() > 0 {
-            link.ready_pending = true;
-            let t = link.busy_until;
-            self.events.push(t, Event::LinkReady(l));
-        }
-        if was_empty {
-            self.events.push(arrive, Event::WireHead(l));
-        }
-    }
-
-    fn wire_head(&mut self, l: u32) {
-        let link = &mut self.links[l as usize];
-        let (_, p) = link.wire.pop_front().expect("a WireHead event implies a packet on the wire");
-        if let Some(&(next, _)) = link.wire.front() {
-            self.events.push(next, Event::WireHead(l));
-        }
-        self.forward(p);
-    }
-
     fn deliver(&mut self, p: Packet) {
         let now = self.now;
         let f = p.flow;
@@ -588,52 +471,6 @@ impl Simulation {
             }
         }
         self.sync_timers(f);
-    }
-
-    fn sample(&mut self) {
-        let now = self.now;
-        let dt = (now - self.last_sample_time).secs_f64();
-        for &i in &self.sampled {
-            let f = &mut self.flows[i as usize];
-            let bytes = f.receiver.stats.delivered_bytes;
-            let goodput = if dt > 0.0 { (bytes - f.last_sample_bytes) as f64 * 8.0 / dt } else { 0.0 };
-            f.last_sample_bytes = bytes;
-            self.flow_series.push(now, i, &f.sender, bytes, goodput);
-        }
-        for &l in &self.monitored {
-            let link = &self.links[l as usize];
-            let tx = link.tx_bytes;
-            let thr = if dt > 0.0 { (tx - self.last_sample_tx[l as usize]) as f64 * 8.0 / dt } else { 0.0 };
-            self.last_sample_tx[l as usize] = tx;
-            self.queue_series.push(now, l, link.queue.as_ref(), &link.qstats, thr);
-        }
-        self.last_sample_time = now;
-        if let Some(iv) = self.sample_interval {
-            self.events.push(now + iv, Event::Sample);
-        }
-    }
-
-    fn snapshot_warmup(&mut self) {
-        for f in &mut self.flows {
-            f.at_warmup = FlowSnapshot {
-                delivered_bytes: f.receiver.stats.delivered_bytes,
-                sent: f.sender.stats.sent,
-                retransmits: f.sender.stats.retransmits,
-                data_drops: f.counters.data_drops,
-            };
-        }
-        let now = self.now;
-        for (i, l) in self.links.iter().enumerate() {
-            let mut qstats = l.qstats;
-            qstats.advance(now, l.queue.len_pkts(), l.queue.len_bytes());
-            self.link_at_warmup[i] = LinkSnapshot {
-                busy_time: l.busy_time,
-                tx_bytes: l.tx_bytes,
-                drops: l.qstats.total_drops(),
-                arrivals: l.qstats.arrivals,
-                qstats,
-            };
-        }
     }
 
     /// Data packets: (sent by senders, received by receivers, dropped, waiting in queues,
