@@ -1,0 +1,208 @@
+"""Reading a sweep's runs back as one table, and statistics over its replications."""
+
+from __future__ import annotations
+
+import functools
+import json
+import math
+from pathlib import Path
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Union
+
+import pandas as pd
+
+
+from .spec import (
+    _canonical,
+    _RUN_JSON,
+    _SWEEP_JSON,
+    _TMP_PREFIX,
+    Path_,
+)
+
+
+# -- reading -----------------------------------------------------------------------------------------
+
+
+def _read_record(folder: Path) -> Optional[Dict[str, Any]]:
+    try:
+        return json.loads((folder / _RUN_JSON).read_text(encoding="utf-8"))
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+
+
+def _cell(v: Any) -> Any:
+    return _canonical(v) if isinstance(v, (dict, list)) else v
+
+
+def load_sweep(directory: Path_, *, runs: Optional[Iterable[str]] = None) -> pd.DataFrame:
+    """The table of a sweep folder: one row per run.
+
+    Columns: the swept parameters (named by their paths; a table or list value as
+    JSON text), ``replication``, ``seed``, ``run_id``, ``status`` (``"ok"`` or
+    ``"failed"``), the summary values of the run (``Result.summary()`` without
+    ``name`` and ``seed``; empty for a failed run) and ``error`` (the failure in
+    one line; the traceback is in ``runs/<run_id>/error.txt``). Rows in the order
+    of the sweep's points, then replications. ``cclab.load(directory / "runs" /
+    run_id)`` gives a run's full Result.
+
+    ``runs``: only these run ids (default: every run in the folder).
+    """
+    d = Path(directory)
+    meta_path = d / _SWEEP_JSON
+    if not meta_path.is_file():
+        raise FileNotFoundError(2, f"no cclab sweep here ({_SWEEP_JSON} is missing)", str(d))
+    meta = json.loads(meta_path.read_text(encoding="utf-8"))
+    wanted = set(runs) if runs is not None else None
+    order = {_canonical(p): i for i, p in enumerate(meta.get("points", []))}
+    records = []
+    runs_dir = d / "runs"
+    if runs_dir.is_dir():
+        for f in runs_dir.iterdir():
+            if f.name.startswith(_TMP_PREFIX) or (wanted is not None and f.name not in wanted):
+                continue
+            rec = _read_record(f)
+            if rec is not None:
+                records.append(rec)
+    records.sort(key=lambda r: (order.get(_canonical(r["params"]), len(order)), _canonical(r["params"]),
+                                r["replication"]))
+    params = list(meta.get("params", []))
+    for r in records:
+        params.extend(p for p in r["params"] if p not in params)
+    summary_keys: List[str] = []
+    for r in records:
+        summary_keys.extend(k for k in r.get("summary", {}) if k not in summary_keys and k not in ("name", "seed"))
+    fixed = ["replication", "seed", "run_id", "status"]
+    clash = set(params) | set(fixed) | {"error"}
+    rows = []
+    for r in records:
+        row: Dict[str, Any] = {p: _cell(r["params"].get(p)) for p in params}
+        row.update(replication=r["replication"], seed=r["seed"], run_id=r["run_id"], status=r["status"])
+        s = r.get("summary", {})
+        for k in summary_keys:
+            row[f"result.{k}" if k in clash else k] = s.get(k, math.nan)
+        row["error"] = r.get("error")
+        rows.append(row)
+    cols = params + fixed + [f"result.{k}" if k in clash else k for k in summary_keys] + ["error"]
+    df = pd.DataFrame(rows, columns=cols)
+    if not df.empty:
+        df["replication"] = df["replication"].astype("int64")
+        df["seed"] = df["seed"].astype("int64")
+    df.attrs["params"] = params
+    df.attrs["sweep"] = meta.get("name")
+    df.attrs["directory"] = str(d)
+    return df
+
+
+# -- statistics ------------------------------------------------------------------------------------
+
+
+def _t_two_sided(t: float, nu: int) -> float:
+    """P(|T| <= t) for Student's t with ``nu`` degrees of freedom (integer): the closed
+    forms of Abramowitz & Stegun 26.7.3 and 26.7.4."""
+    theta = math.atan(t / math.sqrt(nu))
+    s, c = math.sin(theta), math.cos(theta)
+    c2 = c * c
+    if nu % 2 == 1:
+        if nu == 1:
+            return 2 * theta / math.pi
+        term, total = 1.0, 1.0
+        for k in range(1, (nu - 3) // 2 + 1):
+            term *= c2 * (2 * k) / (2 * k + 1)
+            total += term
+        return 2 / math.pi * (theta + s * c * total)
+    term, total = 1.0, 1.0
+    for k in range(1, (nu - 2) // 2 + 1):
+        term *= c2 * (2 * k - 1) / (2 * k)
+        total += term
+    return s * total
+
+
+def t_quantile(confidence: float, df: int) -> float:
+    """The two-sided critical value of Student's t: the t with P(|T| <= t) = confidence,
+    for ``df`` degrees of freedom (e.g. 12.706 for 0.95 and 1, 2.262 for 0.95 and 9).
+
+    Computed, not looked up: the exact t distribution function for integer degrees
+    of freedom (Abramowitz & Stegun 26.7.3-4, a finite sum) inverted by bisection
+    to 1e-12; degrees of freedom above 10,000 are taken as 10,000 (within 3e-4 of
+    the normal quantile's t)."""
+    if not 0 < confidence < 1:
+        raise ValueError(f"confidence: invalid value {confidence!r}; accepted: a number in (0, 1)")
+    if isinstance(df, bool) or int(df) != df or df < 1:
+        raise ValueError(f"df: invalid value {df!r}; accepted: a whole number >= 1")
+    return _t_quantile(float(confidence), min(int(df), 10_000))
+
+
+@functools.lru_cache(maxsize=None)
+def _t_quantile(confidence: float, nu: int) -> float:
+    lo, hi = 0.0, 1.0
+    while _t_two_sided(hi, nu) < confidence:
+        hi *= 2
+    for _ in range(200):
+        mid = (lo + hi) / 2
+        if _t_two_sided(mid, nu) < confidence:
+            lo = mid
+        else:
+            hi = mid
+        if hi - lo < 1e-12 * max(1.0, hi):
+            break
+    return (lo + hi) / 2
+
+
+def sweep_stats(
+    frame: pd.DataFrame,
+    metrics: Union[str, Sequence[str], None] = None,
+    by: Union[str, Sequence[str], None] = None,
+    confidence: float = 0.95,
+) -> pd.DataFrame:
+    """Statistics over the replications of each point of a ``load_sweep`` table.
+
+    One row per point (``by``: the columns to group by; default the parameter
+    columns, those before ``replication``) and metric, with ``n`` (runs with a
+    value; failed runs have none), ``mean``, ``std`` (sample standard deviation,
+    n - 1), and the half-width of the two-sided confidence interval of the mean
+    by Student's t, ``t(confidence, n - 1) x std / sqrt(n)``, in a column named
+    ``ci95`` for 0.95 (``ci99`` for 0.99...); NaN when n < 2.
+
+    ``metrics``: a column or columns; default every numeric result column (not
+    ``replication``, ``seed`` or the parameters).
+    """
+    cols = list(frame.columns)
+    if by is None:
+        if frame.attrs.get("params"):
+            by = list(frame.attrs["params"])
+        else:
+            by = cols[: cols.index("replication")] if "replication" in cols else []
+    elif isinstance(by, str):
+        by = [by]
+    else:
+        by = list(by)
+    for c in by:
+        if c not in cols:
+            raise KeyError(f"by: no column {c!r}; columns: {cols}")
+    if metrics is None:
+        skip = set(by) | {"replication", "seed", "run_id", "status", "error"}
+        metrics = [c for c in cols if c not in skip and pd.api.types.is_numeric_dtype(frame[c])]
+    elif isinstance(metrics, str):
+        metrics = [metrics]
+    ci_name = f"ci{confidence * 100:g}"
+    rows = []
+    groups = frame.groupby(by, sort=False, dropna=False) if by else [((), frame)]
+    for key, g in groups:
+        key = key if isinstance(key, tuple) else (key,)
+        if "status" in cols:
+            g = g[g["status"] == "ok"]  # a point whose runs all failed stays, with n = 0
+        for m in metrics:
+            if m not in cols:
+                raise KeyError(f"metrics: no column {m!r}; columns: {cols}")
+            x = pd.to_numeric(g[m], errors="coerce").dropna().to_numpy(dtype=float)
+            n = int(x.size)
+            mean = float(x.mean()) if n else math.nan
+            std = float(x.std(ddof=1)) if n >= 2 else math.nan
+            half = t_quantile(confidence, n - 1) * std / math.sqrt(n) if n >= 2 else math.nan
+            rows.append({**dict(zip(by, key)), "metric": m, "n": n, "mean": mean, "std": std, ci_name: half})
+    out = pd.DataFrame(rows, columns=[*by, "metric", "n", "mean", "std", ci_name])
+    out.attrs["confidence"] = confidence
+    return out
+
+
+# -- the command's report -------------------------------------------------------------------------
