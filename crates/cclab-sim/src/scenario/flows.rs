@@ -1,0 +1,274 @@
+//! Each flow group's, UDP source's and web traffic's settings, read and validated from the scenario.
+
+use super::*;
+
+/// A flow group's settings resolved from the scenario (before topology specifics).
+pub(super) struct GroupSettings {
+    pub(super) count: u32,
+    pub(super) cc_name: String,
+    pub(super) params: Params,
+    pub(super) tcp: TcpConfig,
+    pub(super) rcv: ReceiverConfig,
+    pub(super) start: SimTime,
+    pub(super) spread: SimTime,
+    pub(super) stop: Option<SimTime>,
+    pub(super) size_pkts: Option<u64>,
+    pub(super) overhead: SimTime,
+}
+
+pub(super) fn group_settings(g: &FlowGroup, p: &str, duration: SimTime) -> Result<GroupSettings, ScenarioError> {
+    let count = g.count.unwrap_or(1);
+    if count == 0 || count > 1_000_000 {
+        return Err(err(format!("{p}.count"), count, "a whole number from 1 to 1000000"));
+    }
+    let params: Params = g.cc_params.clone().unwrap_or_default();
+    // Build once to validate the name and the parameters.
+    cc::build(&g.cc, &params).map_err(|e| {
+        if e.param.is_empty() {
+            err(format!("{p}.cc"), &g.cc, e.accepted)
+        } else {
+            err(format!("{p}.cc_params.{}", e.param), e.value, e.accepted)
+        }
+    })?;
+    let recovery = match &g.recovery {
+        None => {
+            if g.cc == "reno" {
+                Recovery::Reno
+            } else {
+                Recovery::NewReno
+            }
+        }
+        Some(r) => Recovery::parse(r).ok_or_else(|| err(format!("{p}.recovery"), r, Recovery::NAMES))?,
+    };
+    let mss = match &g.packet_size {
+        None => 1500,
+        Some(s) => bytes(&format!("{p}.packet_size"), s)?,
+    };
+    if !(64..=65_535).contains(&mss) {
+        return Err(err(format!("{p}.packet_size"), g.packet_size.clone().unwrap_or_default(), "64B to 65535B"));
+    }
+    let ack_size = match &g.ack_size {
+        None => 40,
+        Some(s) => bytes(&format!("{p}.ack_size"), s)?,
+    };
+    if !(20..=65_535).contains(&ack_size) {
+        return Err(err(format!("{p}.ack_size"), g.ack_size.clone().unwrap_or_default(), "20B to 65535B"));
+    }
+    let init_cwnd = g.init_cwnd.unwrap_or(2.0);
+    if !(1.0..=1e9).contains(&init_cwnd) {
+        return Err(err(format!("{p}.init_cwnd"), init_cwnd, "a number of packets from 1 to 1e9"));
+    }
+    let init_ssthresh = g.init_ssthresh.unwrap_or(f64::INFINITY);
+    if init_ssthresh.is_nan() || init_ssthresh < 2.0 {
+        return Err(err(format!("{p}.init_ssthresh"), init_ssthresh, "a number of packets >= 2"));
+    }
+    let rwnd = match g.rwnd {
+        None => u64::MAX,
+        Some(w) if (1.0..=1e12).contains(&w) && w.fract() == 0.0 => w as u64,
+        Some(w) => return Err(err(format!("{p}.rwnd"), w, "a whole number of packets from 1 to 1e12")),
+    };
+    let dupthresh = g.dupthresh.unwrap_or(3);
+    if !(1..=1000).contains(&dupthresh) {
+        return Err(err(format!("{p}.dupthresh"), dupthresh, "1 to 1000"));
+    }
+    let mut rto = RtoConfig::default();
+    if let Some(s) = &g.rto_min {
+        rto.min = time(&format!("{p}.rto_min"), s)?;
+    }
+    if let Some(s) = &g.rto_initial {
+        rto.initial = time(&format!("{p}.rto_initial"), s)?;
+        if rto.initial == SimTime::ZERO {
+            return Err(err(format!("{p}.rto_initial"), s, "a duration > 0"));
+        }
+    }
+    let delack_timeout = match &g.delack_timeout {
+        None => SimTime::from_millis(100),
+        Some(s) => time(&format!("{p}.delack_timeout"), s)?,
+    };
+    let start = match &g.start {
+        None => SimTime::ZERO,
+        Some(s) => time(&format!("{p}.start"), s)?,
+    };
+    let spread = match &g.start_spread {
+        None => SimTime::ZERO,
+        Some(s) => time(&format!("{p}.start_spread"), s)?,
+    };
+    if start > duration {
+        return Err(err(format!("{p}.start"), g.start.clone().unwrap_or_default(), "a time within the duration"));
+    }
+    let stop = match &g.stop {
+        None => None,
+        Some(s) => {
+            let t = time(&format!("{p}.stop"), s)?;
+            if t <= start + spread {
+                return Err(err(format!("{p}.stop"), s, "a time after the start (and after start + start_spread)"));
+            }
+            Some(t)
+        }
+    };
+    let size_pkts = match &g.size {
+        None => None,
+        Some(s) => {
+            let b = bytes(&format!("{p}.size"), s)?;
+            if b == 0 {
+                return Err(err(format!("{p}.size"), s, "a size > 0"));
+            }
+            Some(b.div_ceil(mss))
+        }
+    };
+    let timestamps = g.timestamps.unwrap_or(true);
+    let overhead = match &g.overhead {
+        None => SimTime::ZERO,
+        Some(s) => time(&format!("{p}.overhead"), s)?,
+    };
+    Ok(GroupSettings {
+        overhead,
+        count,
+        cc_name: g.cc.clone(),
+        params,
+        tcp: TcpConfig {
+            mss: mss as u32,
+            ack_size: ack_size as u32,
+            recovery,
+            init_cwnd,
+            init_ssthresh,
+            rwnd,
+            rto,
+            timestamps,
+            dupthresh,
+            ecn: g.ecn.unwrap_or(false),
+        },
+        rcv: ReceiverConfig {
+            ack_size: ack_size as u32,
+            sack: recovery == Recovery::Sack,
+            delayed_ack: g.delayed_ack.unwrap_or(false),
+            delack_timeout,
+        },
+        start,
+        spread,
+        stop,
+        size_pkts,
+    })
+}
+
+/// A UDP group's settings.
+pub(super) struct UdpSettings {
+    pub(super) count: u32,
+    pub(super) rate: Rate,
+    pub(super) size: u32,
+    pub(super) start: SimTime,
+    pub(super) stop: Option<SimTime>,
+    pub(super) on_off: Option<(Dist, Dist)>,
+}
+
+pub(super) fn udp_settings(u: &UdpGroup, p: &str, duration: SimTime) -> Result<UdpSettings, ScenarioError> {
+    let count = u.count.unwrap_or(1);
+    if count == 0 || count > 1_000_000 {
+        return Err(err(format!("{p}.count"), count, "a whole number from 1 to 1000000"));
+    }
+    let r = rate(&format!("{p}.rate"), &u.rate)?;
+    let size = match &u.packet_size {
+        None => 1000,
+        Some(s) => bytes(&format!("{p}.packet_size"), s)?,
+    };
+    if !(20..=65_535).contains(&size) {
+        return Err(err(format!("{p}.packet_size"), u.packet_size.clone().unwrap_or_default(), "20B to 65535B"));
+    }
+    let start = match &u.start {
+        None => SimTime::ZERO,
+        Some(s) => time(&format!("{p}.start"), s)?,
+    };
+    if start > duration {
+        return Err(err(format!("{p}.start"), u.start.clone().unwrap_or_default(), "a time within the duration"));
+    }
+    let stop = match &u.stop {
+        None => None,
+        Some(s) => {
+            let t = time(&format!("{p}.stop"), s)?;
+            if t <= start {
+                return Err(err(format!("{p}.stop"), s, "a time after the start"));
+            }
+            Some(t)
+        }
+    };
+    let on_off = match (&u.on_time, &u.off_time) {
+        (None, None) => None,
+        (Some(on), Some(off)) => {
+            let on_t = time(&format!("{p}.on_time"), on)?;
+            let off_t = time(&format!("{p}.off_time"), off)?;
+            if on_t == SimTime::ZERO {
+                return Err(err(format!("{p}.on_time"), on, "a duration > 0"));
+            }
+            Some((Dist::Exponential { mean: on_t.secs_f64() }, Dist::Exponential { mean: off_t.secs_f64() }))
+        }
+        (Some(on), None) => {
+            return Err(err(format!("{p}.off_time"), "(missing)", format!("off_time with on_time = {on}")))
+        }
+        (None, Some(off)) => {
+            return Err(err(format!("{p}.on_time"), "(missing)", format!("on_time with off_time = {off}")))
+        }
+    };
+    Ok(UdpSettings { count, rate: r, size: size as u32, start, stop, on_off })
+}
+
+/// The web section's settings.
+pub(super) struct WebSettings {
+    pub(super) cfg: WebConfig,
+    pub(super) servers: u32,
+    pub(super) clients: u32,
+    pub(super) tcp: TcpConfig,
+    pub(super) rcv: ReceiverConfig,
+    pub(super) cc_name: String,
+    pub(super) params: Params,
+}
+
+pub(super) fn web_settings(w: &WebSpec, duration: SimTime) -> Result<WebSettings, ScenarioError> {
+    for (name, v) in [
+        ("sessions", w.sessions),
+        ("pages_per_session", w.pages_per_session),
+        ("servers", w.servers),
+        ("clients", w.clients),
+    ] {
+        if v == 0 || v > 10_000_000 {
+            return Err(err(format!("web.{name}"), v, "a whole number from 1 to 10000000"));
+        }
+    }
+    // The object transfers are TCP flows: validate them as a flow group.
+    let as_group = FlowGroup {
+        cc: w.cc.clone().unwrap_or_else(|| "newreno".into()),
+        cc_params: w.cc_params.clone(),
+        recovery: w.recovery.clone(),
+        packet_size: w.packet_size.clone(),
+        ..FlowGroup::default()
+    };
+    let g = group_settings(&as_group, "web", duration)?;
+    let session_start = match &w.session_start {
+        None => SimTime::ZERO,
+        Some(s) => time("web.session_start", s)?,
+    };
+    let session_spread = match &w.session_spread {
+        None => SimTime::ZERO,
+        Some(s) => time("web.session_spread", s)?,
+    };
+    let cfg = WebConfig {
+        sessions: w.sessions,
+        pages_per_session: w.pages_per_session,
+        session_start,
+        session_spread,
+        inter_page: traffic::dist("web.inter_page", &w.inter_page)?,
+        objects_per_page: traffic::dist("web.objects_per_page", &w.objects_per_page)?,
+        inter_object: traffic::dist("web.inter_object", &w.inter_object)?,
+        object_size: traffic::dist("web.object_size", &w.object_size)?,
+        servers: w.servers,
+        clients: w.clients,
+    };
+    Ok(WebSettings {
+        cfg,
+        servers: w.servers,
+        clients: w.clients,
+        tcp: g.tcp,
+        rcv: g.rcv,
+        cc_name: g.cc_name,
+        params: g.params,
+    })
+}

@@ -1,0 +1,266 @@
+//! The scenario's schema: the fields of a scenario file as serde reads them, and its error.
+
+use super::*;
+
+/// A field that failed validation.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ScenarioError {
+    /// Path of the field, e.g. `topology.bottleneck.rate`.
+    pub field: String,
+    pub value: String,
+    pub accepted: String,
+}
+
+impl fmt::Display for ScenarioError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.value.starts_with('(') {
+            write!(f, "{}: {}; accepted: {}", self.field, &self.value[1..self.value.len() - 1], self.accepted)
+        } else {
+            write!(f, "{}: invalid value '{}'; accepted: {}", self.field, self.value, self.accepted)
+        }
+    }
+}
+
+impl std::error::Error for ScenarioError {}
+
+pub(super) fn err(field: impl Into<String>, value: impl fmt::Display, accepted: impl Into<String>) -> ScenarioError {
+    ScenarioError { field: field.into(), value: value.to_string(), accepted: accepted.into() }
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// Simulated time, e.g. "120s".
+    pub duration: String,
+    /// Master seed; `run` may override it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u64>,
+    /// Results (utilization, goodput) are measured over [warmup, duration].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warmup: Option<String>,
+    /// Interval of the time series; none when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sample_interval: Option<String>,
+    pub topology: Topology,
+    #[serde(default)]
+    pub flows: Vec<FlowGroup>,
+    /// UDP sources (constant bit rate or on/off).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub udp: Vec<UdpGroup>,
+    /// Web-like traffic (ns-2 PagePool/WebTraf).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub web: Option<WebSpec>,
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Topology {
+    /// "dumbbell" or "graph".
+    #[serde(default = "default_kind")]
+    pub kind: String,
+    /// Dumbbell: the bottleneck link (both directions; the reverse carries the ACKs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bottleneck: Option<LinkParams>,
+    /// Dumbbell: the RTT that defines one BDP for buffers given in "bdp";
+    /// default: the mean round-trip propagation delay of the flows.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bdp_rtt: Option<String>,
+    /// Graph: node names.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nodes: Option<Vec<String>>,
+    /// Graph: links between named nodes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub links: Option<Vec<GraphLink>>,
+}
+
+pub(super) fn default_kind() -> String {
+    "dumbbell".into()
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LinkParams {
+    pub rate: String,
+    /// One-way propagation delay.
+    pub delay: String,
+    /// Default "1bdp" on a dumbbell bottleneck.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub buffer: Option<String>,
+    /// Queue discipline; default "droptail".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub queue: Option<String>,
+    /// Parameters of the queue discipline (see docs/queues.md).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub queue_params: Option<BTreeMap<String, f64>>,
+    /// Buffer of the reverse direction (ACK path); default "unlimited".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reverse_buffer: Option<String>,
+    /// Random loss probability of the forward direction, in [0, 1) (default 0).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub loss: Option<f64>,
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GraphLink {
+    pub from: String,
+    pub to: String,
+    pub rate: String,
+    pub delay: String,
+    /// Default "unlimited".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub buffer: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub queue: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub queue_params: Option<BTreeMap<String, f64>>,
+    /// Random loss probability, in [0, 1), each direction (default 0).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub loss: Option<f64>,
+    /// Also create the link `to -> from` with the same parameters (default true).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duplex: Option<bool>,
+}
+
+/// A group of identical TCP flows.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FlowGroup {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// Number of flows in the group (default 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub count: Option<u32>,
+    /// Congestion-control algorithm by registry name.
+    pub cc: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cc_params: Option<BTreeMap<String, f64>>,
+    /// "reno", "newreno" or "sack"; default "reno" for cc = "reno", "newreno" otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recovery: Option<String>,
+    /// Start time (default "0s").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start: Option<String>,
+    /// Each flow starts at a uniformly random time in [start, start + start_spread].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start_spread: Option<String>,
+    /// The application stops sending new data then.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stop: Option<String>,
+    /// Finite flow: bytes to send (rounded up to whole packets). Default: unlimited.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub size: Option<String>,
+    /// Dumbbell: round-trip propagation delay; sets the sender's access delay.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rtt: Option<String>,
+    /// Dumbbell: sender access link rate (default 10x the bottleneck).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub access_rate: Option<String>,
+    /// Dumbbell: sender access link delay (default 1ms).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub access_delay: Option<String>,
+    /// Dumbbell: receiver access link rate (default: access_rate).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub receiver_rate: Option<String>,
+    /// Dumbbell: receiver access link delay (default 1ms).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub receiver_delay: Option<String>,
+    /// Dumbbell: DropTail buffer of each of the group's access links (default "unlimited").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub access_buffer: Option<String>,
+    /// Graph: source node name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub src: Option<String>,
+    /// Graph: destination node name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dst: Option<String>,
+    /// Data packet size on the wire (default "1500B").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub packet_size: Option<String>,
+    /// ACK size on the wire (default "40B").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ack_size: Option<String>,
+    /// Initial window, packets (default 2).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub init_cwnd: Option<f64>,
+    /// Initial ssthresh, packets (default unlimited).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub init_ssthresh: Option<f64>,
+    /// Receiver window, packets (default unlimited).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rwnd: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delayed_ack: Option<bool>,
+    /// Delayed-ACK timeout (default "100ms", ns-2's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delack_timeout: Option<String>,
+    /// RFC 7323 timestamps (default true).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timestamps: Option<bool>,
+    /// Minimum RTO (default "200ms").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rto_min: Option<String>,
+    /// RTO before the first RTT sample (default "1s").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rto_initial: Option<String>,
+    /// Duplicate ACKs for fast retransmit (default 3).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dupthresh: Option<u32>,
+    /// Random send overhead per data packet, uniform in [0, overhead] (ns-2's
+    /// `overhead_`); breaks drop-tail phase effects. Default "0s".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub overhead: Option<String>,
+    /// ECN (RFC 3168): packets are ECN-capable and ECN echoes reduce the window (default false).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ecn: Option<bool>,
+    /// Dumbbell: send from the right side to the left, through the reverse
+    /// bottleneck (two-way traffic; the reverse direction then gets the same
+    /// buffer unless `reverse_buffer` says otherwise).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reverse: Option<bool>,
+}
+
+impl Scenario {
+    pub fn from_toml(text: &str) -> Result<Scenario, ScenarioError> {
+        let de = toml::Deserializer::new(text);
+        serde_path_to_error::deserialize(de).map_err(|e| {
+            let path = e.path().to_string();
+            let inner = e.into_inner();
+            let msg = inner.message().to_string();
+            ScenarioError {
+                field: if path == "." { "(file)".into() } else { path },
+                value: format!("({msg})"),
+                accepted: "the fields and types of docs/scenario.md".into(),
+            }
+        })
+    }
+
+    pub fn from_json(text: &str) -> Result<Scenario, ScenarioError> {
+        let de = &mut serde_json::Deserializer::from_str(text);
+        serde_path_to_error::deserialize(de).map_err(|e| {
+            let path = e.path().to_string();
+            let inner = e.into_inner();
+            ScenarioError {
+                field: if path == "." { "(scenario)".into() } else { path },
+                // serde_json appends the position in the JSON text, which the user never wrote.
+                value: format!("({})", strip_position(&inner.to_string())),
+                accepted: "the fields and types of docs/scenario.md".into(),
+            }
+        })
+    }
+
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).expect("a scenario always serializes")
+    }
+
+    pub fn to_toml(&self) -> String {
+        toml::to_string(self).expect("a scenario always serializes")
+    }
+
+    /// Checks every field and builds the simulation.
+    pub fn build(&self, seed: u64) -> Result<Built, ScenarioError> {
+        build(self, seed)
+    }
+}
