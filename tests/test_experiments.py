@@ -44,12 +44,14 @@ def test_quick_form_writes_its_files_and_well_formed_verdicts(exp, tmp_path):
         assert c.kind in ex.VERDICTS
         if c.kind == "differs-explained":
             assert c.ablation is not None and c.ablation.explains, c.what
-        if c.kind != "matches":
+        if c.kind in ("differs-explained", "uninformative"):  # an unexplained difference may have no cause yet
             assert c.reason, f"{exp.id}: '{c.what}' is {c.kind} without a reason"
-        if c.ablation is not None or c.suspect or c.why_uninformative:  # a reason with content: each its own
-            other = REASONS.setdefault(c.reason, f"{exp.id}: {c.what}")
+        if c.why_uninformative and c.holds:  # computed from the check's own numbers: each its own
+            other = REASONS.setdefault(c.why_uninformative, f"{exp.id}: {c.what}")
             assert other == f"{exp.id}: {c.what}", f"two checks give the same reason: {other!r} and {c.what!r}"
     report = (o.folder / "report.md").read_text()
+    for cause in {c.cause for c in checks if c.cause}:  # a cause is stated once, however many checks it explains
+        assert report.count(cause) == 1, f"{exp.id}: cause stated {report.count(cause)} times: {cause!r}"
     assert exp.title in report and "| what the paper says | published | cclab |" in report
     assert "**Quick form**" in report.split("|")[0], "a quick-form report must say its numbers are not the paper's"
 

@@ -117,5 +117,20 @@ def test_a_claim_over_many_cells_counts_the_gap_in_cells():
     assert claim("x", True, "", shortfall=5).excess == 0.0
 
 
-def test_a_difference_without_cause_or_suspicion_says_so():
-    assert compare("u", "0.9", 0.5).reason == "cause not found"
+def test_a_difference_without_cause_or_suspicion_carries_no_reason_text():
+    c = compare("u", "0.9", 0.5)
+    assert c.reason == "" and c.cause == "" and c.verdict == "differs-unexplained"
+
+
+def test_a_cause_shared_by_several_checks_is_stated_once_and_each_check_gives_its_effect():
+    from cclab.experiments.verdicts import checks_table
+
+    cause = "the 10-epoch local minimum RTT of eq. (5) absorbs a growing queue"
+    a = compare("Jain, 10 ms", "0.98", 0.72).explained_by(compare("Jain, 10 ms", "0.98", 0.93), cause, "rtt_min = 1000")
+    b = compare("Jain, 20 ms", "0.92", 0.67).explained_by(compare("Jain, 20 ms", "0.92", 0.86), cause, "rtt_min = 1000")
+    s = claim("no drop", False, "3 drops", reason="slow start overshoots")
+    table = checks_table([a, b, s, compare("u", "0.5", 0.1)])
+    assert table.count(cause) == 1 and table.count("slow start overshoots") == 1
+    assert "(a: with rtt_min = 1000: 0.93, closes" in table and "(a: with rtt_min = 1000: 0.86, closes" in table
+    assert "(b: suspected, not proven by a run)" in table and "ablation: rtt_min = 1000" in table
+    assert "| differs-unexplained |" in table

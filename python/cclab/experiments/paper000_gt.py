@@ -23,7 +23,7 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import pandas as pd
 
-from .base import Check, Run, Variant, claim, fmt
+from .base import Check, Run, Variant, claim
 
 #: name -> (cc_params, description). "paper" is the default.
 VARIANTS: Dict[str, Tuple[Dict[str, float], str]] = {
@@ -107,14 +107,13 @@ def variants_report(data: Mapping[str, pd.DataFrame], checks_of: Callable[[Dict[
         for v in [x for x in present if x != DEFAULT and (explainers is None or x in explainers)]:
             same = [a for a in by[v] if a.what == c.what]
             if same:
-                tried.append((v, c.explained_by(same[0], f"{CAUSE[v]} ({c.what})", CHANGE[v])))
+                tried.append((v, c.explained_by(same[0], CAUSE[v], CHANGE[v])))
         good = [t for _, t in tried if t.ablation is not None and t.ablation.explains]
         if good:
             checks.append(good[0])
         elif suspects and c.what in suspects:
             checks.append(c.suspected(suspects[c.what]))
-        else:
-            left = "; ".join(f"with {CHANGE[v]} {fmt(t.ablation.measured)}" for v, t in tried
-                             if t.ablation is not None)
-            checks.append(c.suspected(f"neither open choice removes it: {left}"))
+        else:  # the best partial ablation tried, shown with the share of the gap it closes
+            partial = [t for _, t in tried if t.ablation is not None]
+            checks.append(max(partial, key=lambda t: t.ablation.closed) if partial else c)
     return checks, variants

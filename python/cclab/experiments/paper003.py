@@ -104,7 +104,7 @@ class Table1(Experiment):
                         quote=f"TCP Reno {p_reno}"),
                 compare(f"{kk}: the extra window's link utilization", p_ubr, ubr, spread=h_ubr, section=sec,
                         quote=f"Proposed TCP scheme {p_ubr}",
-                        reason=f"at k = {k:g}, cclab's LSRTT indicator (a reconstruction, docs/algorithms/ubr.md) "
+                        reason="cclab's LSRTT indicator (a reconstruction, docs/algorithms/ubr.md) "
                         "decides when the extra window stops, hence how much of the halving's gap it fills"),
                 compare(f"{kk}: utilization gain of the extra window over Reno, simulated (%)", p_gain, gain,
                         spread=h_gain, section=sec, headline=True,

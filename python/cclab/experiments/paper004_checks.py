@@ -97,10 +97,9 @@ def misprint(head: str, printed: str, measured: float, section: str) -> Check:
 
 
 def with_ablations(checks: List[Check], ablated: List[Check], cause: str, change: str) -> List[Check]:
-    """Each failing check with the same check on the ablation variant's runs; ``cause`` gets the
-    check's own name so that no two reasons are alike."""
+    """Each failing check with the same check on the ablation variant's runs as its ablation."""
     by = {c.what: c for c in ablated}
-    return [c.explained_by(by[c.what], f"{cause} ({c.what})", change) if not c.holds and c.what in by else c
+    return [c.explained_by(by[c.what], cause, change) if not c.holds and c.what in by else c
             for c in checks]
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, List, Sequence, Union
 
 from .base import Experiment, Report, Run, Variant
-from .verdicts import VERDICTS, checks_table, fmt
+from .verdicts import VERDICTS, causes_list, causes_of, checks_table, fmt, verdict_cell
 
 if TYPE_CHECKING:
     from .runner import Outcome
@@ -93,15 +93,25 @@ def write_report(
 
 def _headlines(outcomes: Sequence[Outcome]) -> List[str]:
     lines = ["## Headline claims", "",
-             "Each paper's central claims, with cclab's verdict and, where it differs, the measured cause.", "",
+             "Each paper's central claims, with cclab's verdict and, where it differs, the measured cause "
+             "(stated once, below the table).", "",
              "| paper | claim | cclab | verdict |", "|---|---|---|---|"]
+    causes: List[str] = []
     for o in outcomes:
+        e = o.experiment
+        labels = {cause: f"{e.paper}-{e.name} {label}" for cause, label in causes_of(list(o.checks)).items()}
+        used = {}
         for c in o.checks:
             if c.headline:
                 what = c.what + (f" — “{c.quote}”" if c.quote else "") + (f" ({c.section})" if c.section else "")
-                cells = [f"{o.experiment.paper} [{o.experiment.name}](#{o.experiment.paper}-{o.experiment.name})",
-                         what, fmt(c.measured), c.verdict]
+                cells = [f"{e.paper} [{e.name}](#{e.paper}-{e.name})", what, fmt(c.measured),
+                         verdict_cell(c, labels.get(c.cause, ""))]
                 lines.append("| " + " | ".join(re.sub(r"\s+", " ", x.replace("|", "\\|")) for x in cells) + " |")
+                if c.cause:
+                    used[c.cause] = labels[c.cause]
+        causes += causes_list(used, list(o.checks))
+    if causes:
+        lines += ["", "Causes:", ""] + [re.sub(r"\s+", " ", x) for x in causes]
     return lines + [""]
 
 

@@ -127,15 +127,29 @@ class Check:
         return "differs-unexplained"
 
     @property
+    def cause(self) -> str:
+        """The cause this difference is put down to (proven by its ablation or only suspected), or ""."""
+        if self.holds:
+            return ""
+        return self.ablation.cause if self.ablation is not None else self.suspect
+
+    @property
+    def effect(self) -> str:
+        """What the ablation did to this check (numbers), or that the cause is only suspected."""
+        a = self.ablation
+        if self.holds or (a is None and not self.suspect):
+            return ""
+        if a is None:
+            return "suspected, not proven by a run"
+        return f"with {a.change}: {fmt(a.measured)}, " + ("passes" if a.holds else f"closes {a.closed:.0%} of the gap")
+
+    @property
     def reason(self) -> str:
-        """Why it differs or says nothing, generated from the cause and the ablation's numbers."""
+        """Why it differs or says nothing: the cause and its effect on this check ("" when no cause is
+        known: the verdict differs-unexplained says it all)."""
         if self.holds:
             return "" if self.informative else self.why_uninformative
-        a = self.ablation
-        if a is not None:
-            effect = ("passes" if a.holds else f"closes {a.closed:.0%} of the gap") + f" ({fmt(a.measured)})"
-            return f"{a.cause}; with {a.change} the check {effect}"
-        return f"cause not proven; suspected: {self.suspect}" if self.suspect else "cause not found"
+        return f"{self.cause}; {self.effect}" if self.cause else ""
 
     @property
     def verdict(self) -> str:
@@ -263,9 +277,37 @@ def _clean(s: str) -> str:
     return re.sub(r"\s+", " ", s.replace("|", "\\|")).strip()
 
 
+def causes_of(checks: "list[Check]") -> "dict[str, str]":
+    """The distinct causes the checks are put down to, in order, each with its label (a, b, ...)."""
+    labels: dict[str, str] = {}
+    for c in checks:
+        if c.cause and c.cause not in labels:
+            labels[c.cause] = chr(ord("a") + len(labels)) if len(labels) < 26 else f"c{len(labels)}"
+    return labels
+
+
+def verdict_cell(c: Check, label: str = "") -> str:
+    """A check's verdict for a table: the verdict, and the label of its cause (stated once below the
+    table) with what removing it did to this check."""
+    if c.holds:
+        return c.kind if c.informative else f"{c.kind}: {c.why_uninformative}"
+    return f"{c.kind} ({label}: {c.effect})" if c.cause else c.kind
+
+
+def causes_list(labels: "dict[str, str]", checks: "list[Check]") -> list[str]:
+    """Each cause once, with whether a run proves it."""
+    out = []
+    for cause, label in labels.items():
+        proven = [c for c in checks if c.cause == cause and c.ablation is not None]
+        how = f"ablation: {proven[0].ablation.change}" if proven else "suspected, not proven by a run"
+        out.append(f"- ({label}) {cause} ({how})")
+    return out
+
+
 def checks_table(checks: "list[Check]") -> str:
     """The checks as a markdown table: statement (with the paper's words and section), published,
-    cclab, tolerance, verdict."""
+    cclab, tolerance, verdict; then the causes the differences are put down to, each stated once."""
+    labels = causes_of(checks)
     lines = ["| what the paper says | published | cclab | tolerance | verdict |", "|---|---|---|---|---|"]
     for c in checks:
         what = c.what
@@ -273,6 +315,8 @@ def checks_table(checks: "list[Check]") -> str:
             what += f" — “{c.quote}”"
         if c.section:
             what += f" ({c.section})"
-        cells = [what, fmt(c.published), fmt(c.measured), c.tolerance or "—", c.verdict]
+        cells = [what, fmt(c.published), fmt(c.measured), c.tolerance or "—", verdict_cell(c, labels.get(c.cause, ""))]
         lines.append("| " + " | ".join(_clean(s) for s in cells) + " |")
+    if labels:
+        lines += ["", "Causes of the differences:", ""] + [re.sub(r"\s+", " ", x) for x in causes_list(labels, checks)]
     return "\n".join(lines)
