@@ -91,7 +91,8 @@ def write_report(
     return path
 
 
-def _headlines(outcomes: Sequence[Outcome]) -> List[str]:
+def _headlines(outcomes: Sequence[Outcome], stated: dict) -> List[str]:
+    """The headline table; its causes, listed once below it, are recorded in ``stated``."""
     lines = ["## Headline claims", "",
              "Each paper's central claims, with cclab's verdict and, where it differs, the measured cause "
              "(stated once, below the table).", "",
@@ -109,7 +110,9 @@ def _headlines(outcomes: Sequence[Outcome]) -> List[str]:
                 lines.append("| " + " | ".join(re.sub(r"\s+", " ", x.replace("|", "\\|")) for x in cells) + " |")
                 if c.cause:
                     used[c.cause] = labels[c.cause]
-        causes += causes_list(used, list(o.checks))
+                    stated.setdefault(c.cause, f"[headline claims](#headline-claims) {labels[c.cause]}")
+        causes += [x for x in causes_list(used, list(o.checks)) if not any(x.endswith(y.split(") ", 1)[1])
+                                                                          for y in causes)]
     if causes:
         lines += ["", "Causes:", ""] + [re.sub(r"\s+", " ", x) for x in causes]
     return lines + [""]
@@ -150,7 +153,8 @@ def write_summary(
         lines += [f"> **Incomplete**: {len(pending)} experiments are not in this report because some of their runs "
                   "have not been simulated yet (`--stored-only`); they are listed at the end. The counts below "
                   "cover the experiments shown only.", ""]
-    lines += _headlines(outcomes)
+    stated: dict = {}  # cause -> where it was first stated: a cause shared by experiments is stated once
+    lines += _headlines(outcomes, stated)
     lines += ["## Verdicts per paper", "",
               "All checks, then (second row of each paper) its headline claims alone.", "",
               "| paper | checks | " + " | ".join(VERDICTS) + " |", "|---" * (len(VERDICTS) + 2) + "|"]
@@ -174,6 +178,11 @@ def write_summary(
     for o in outcomes:
         e = o.experiment
         body = (o.folder / "report.md").read_text()
+        for cause, label in causes_of(list(o.checks)).items():
+            line = f"- ({label}) " + re.sub(r"\s+", " ", cause)
+            if cause in stated and line in body:
+                body = body.replace(line, f"- ({label}) the cause ({stated[cause]}) above")
+            stated.setdefault(cause, f"[{e.paper} {e.name}](#{e.paper}-{e.name}) {label}")
         rel = os.path.relpath(o.folder, path.parent)
         body = re.sub(r"!\[([^\]]*)\]\(([^)/]+)\)", lambda m: f"![{m.group(1)}]({rel}/{m.group(2)})", body)
         lines += [f'<a id="{e.paper}-{e.name}"></a>', "", ("\n" + body).replace("\n## ", "\n### ").lstrip("\n"), ""]
