@@ -118,7 +118,15 @@ _INITS = [
      ""),
 ]
 _ONE = [("default", {}, True, "", True, "")]
-VARIANTS = {1: _JITTER, 2: _JITTER, 3: _ONE, 4: _ONE, 5: _FLOORS, 6: _INITS}
+#: The send jitter's sensitivity check in the RED-family tables: no jitter, 25 ms only (a variant's
+#: optional seventh element restricts its delays). RED's random early drops already break the
+#: TailDrop phase effects the jitter is there for; this measures whether any verdict moves anyway.
+_NOJIT = ("no-jitter", {}, False, "packets leave their senders at once (the paper states no jitter); 25 ms only, "
+          "a sensitivity check of the default's cells.", False, "", (25,))
+_NOJIT_ARED = ("no-jitter", {"bottom": 0.01}, False, "packets leave their senders at once, ARED's floor of max_p "
+               "0.01; 25 ms only, a sensitivity check of the default's cells.", False, "", (25,))
+VARIANTS = {1: _JITTER, 2: _JITTER, 3: _ONE + [_NOJIT], 4: _ONE + [_NOJIT], 5: _FLOORS + [_NOJIT_ARED],
+            6: _INITS + [_NOJIT]}
 
 SETUP = [
     "Fig. 3's dumbbell: 5 S1 flows on 100 Mbit/s access links and 5 S2 flows on 1 Gbit/s access links, a "
@@ -130,7 +138,8 @@ SETUP = [
     "says the S1 flows do in case 1; an unlimited one lets it queue seconds of data in front of its own "
     "link); no UDP background traffic (the paper gives none of its parameters; docs/algorithms/ghstcp.md "
     "found on/off UDP sources changed nothing systematic); send jitter of 0-12 us per packet (one packet "
-    "time at 1 Gbit/s, ns-2's `overhead_`), swept in Tables 1 and 2 (with and without); "
+    "time at 1 Gbit/s, ns-2's `overhead_`), swept in Tables 1 and 2 (with and without) and, at 25 ms, in "
+    "Tables 3-6 (a sensitivity check: RED's random drops already break the phase effects); "
     f"{DUR_FULL} s runs measured over the second half (the paper: 'the latter half of the simulation "
     f"time', length not given; windows of thousands of packets need minutes to leave their start-up), "
     f"{SEEDS_FULL} seeds per point; tolerances are the paper's printed precision plus the half-width of "
@@ -200,10 +209,11 @@ def _runs(table: int, cases: Sequence[int], quick: bool, delays: Sequence[int] =
     pairs = {c: (s1, s2) for t in TABLES.values() for c, s1, s2, _ in t[3]}
     seeds = 1 if quick else SEEDS_FULL
     out = []
-    for name, vqp, jitter, *_ in VARIANTS[table]:
+    for name, vqp, jitter, *rest in VARIANTS[table]:
+        only = rest[3] if len(rest) > 3 else None
         for c in cases:
             s1, s2 = pairs[c]
-            for d in delays or _delays(quick):
+            for d in [d for d in delays or _delays(quick) if only is None or d in only]:
                 sc = _scenario(s1, s2, d, queue, {**qp, **vqp}, quick, jitter=jitter)
                 out += [Run(f"{name}/case{c},d={d},seed={seed}", sc, seed,
                             {"variant": name, "queue": queue, "case": c, "s1": s1, "s2": s2, "delay_ms": d})
@@ -249,7 +259,7 @@ class _Table(Experiment):
         title, queue, _, cases = self.spec
         d = K.cell_frame(data["cases"])
         variants = []
-        for name, _, _, desc, default, why in VARIANTS[self.table]:
+        for name, _, _, desc, default, why, *_ in VARIANTS[self.table]:
             checks = K.cell_checks(self.table, cases, d, name, queue) + self.claims(d, name, quick)
             variants.append(K.variant(name, desc, checks, default, why))
         default = next(v for v in variants if v.default)
@@ -421,9 +431,13 @@ class Table6(_Table):
         cmp = {(c, dl): (pub[c - 6][dl][1], pub[c][dl][1]) for c in range(26, 32) for dl in _delays(quick)}
         variants = []
         for g in rep.variants:
-            for a, _, _, adesc, adef, awhy in _FLOORS:
+            # gARED without jitter is compared with ARED without jitter only
+            aredv = [_NOJIT_ARED] if g.name == _NOJIT[0] else _FLOORS
+            for a, _, _, adesc, adef, awhy, *_ in aredv:
                 cks = g.checks + K.gared_vs_ared(range(26, 32), _delays(quick), d, g.name, a, cmp)
-                variants.append(K.variant(f"{g.name}, {a}", f"{g.description} {adesc}", cks, g.default and adef,
+                name = g.name if g.name == _NOJIT[0] else f"{g.name}, {a}"
+                desc = g.description if g.name == _NOJIT[0] else f"{g.description} {adesc}"
+                variants.append(K.variant(name, desc, cks, g.default and adef,
                                           (g.why + " " + awhy) if g.default and adef else ""))
         default = next(v for v in variants if v.default)
         head = K.gared_vs_ared(range(26, 32), _delays(quick), d, default.name.split(", ")[0],
