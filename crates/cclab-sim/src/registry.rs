@@ -117,7 +117,8 @@ impl<B: Copy + 'static> Registry<B> {
     /// already taken is refused, so no registration changes what a name meant.
     pub fn register(&self, e: Entry<B>) -> Result<(), RegisterError> {
         let mut extra = self.extra.write().unwrap_or_else(|e| e.into_inner());
-        let valid = !e.name.is_empty() && e.name.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || "-_+".contains(c));
+        let valid = !e.name.is_empty()
+            && e.name.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || "-_+".contains(c));
         if !valid {
             return Err(RegisterError(format!(
                 "{} name '{}': lowercase letters, digits, '-', '_' or '+' only",

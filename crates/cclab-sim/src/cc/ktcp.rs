@@ -130,7 +130,15 @@ pub struct Ktcp {
 
 impl Ktcp {
     pub fn new(inner: Box<dyn CongestionControl>, cfg: KtcpConfig) -> Self {
-        Ktcp { name: Cow::Borrowed("ktcp"), inner, cfg, tc: 0, phase: Phase::Free, paused: SimTime::ZERO, hold_since: None }
+        Ktcp {
+            name: Cow::Borrowed("ktcp"),
+            inner,
+            cfg,
+            tc: 0,
+            phase: Phase::Free,
+            paused: SimTime::ZERO,
+            hold_since: None,
+        }
     }
 
     /// The same, reporting `name` (the add-on mechanism names it as written).

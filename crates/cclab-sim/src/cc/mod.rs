@@ -175,16 +175,19 @@ pub fn halve(v: &SenderView) -> f64 {
     (v.cwnd / 2.0).max(2.0)
 }
 
-pub use crate::registry::{ParamError, ParamReader, Params};
 use crate::registry::{read_params, Entry, ParamSpec, Registry, Schema};
+pub use crate::registry::{ParamError, ParamReader, Params};
 
 /// An algorithm's constructor: its parameters in, the algorithm or the parameter refused out.
 pub type Builder = fn(&Params) -> Result<Box<dyn CongestionControl>, ParamError>;
 
 /// An add-on's constructor: wraps an algorithm already built (`inner`, registered as
 /// `inner_name`) with the add-on's own parameters (those named with its prefix).
-pub type WrapBuilder =
-    fn(inner: Box<dyn CongestionControl>, inner_name: &str, own: &Params) -> Result<Box<dyn CongestionControl>, ParamError>;
+pub type WrapBuilder = fn(
+    inner: Box<dyn CongestionControl>,
+    inner_name: &str,
+    own: &Params,
+) -> Result<Box<dyn CongestionControl>, ParamError>;
 
 /// An add-on: `cc = "<algorithm>+<add-on>"` wraps the algorithm.
 #[derive(Clone, Copy, Debug)]
@@ -200,13 +203,16 @@ pub static REGISTRY: Registry<Builder> = Registry::new("cc", BUILTIN, |b| read_p
 
 /// The add-ons that wrap any algorithm (`"<name>+ktcp"`).
 pub static WRAPPER_REGISTRY: Registry<Wrapper> = Registry::new("add-on", WRAPPERS, |w| {
-    read_params(|| drop(reno::build(&Params::new()).and_then(|inner| (w.wrap)(inner, "reno", &Params::new()))))
+    // Built outside the reading, so only the add-on's own parameters are listed.
+    let inner = reno::build(&Params::new()).expect("Reno builds with its defaults");
+    read_params(|| drop((w.wrap)(inner, "reno", &Params::new())))
 });
 
 /// Every built-in add-on.
 pub static WRAPPERS: &[Entry<Wrapper>] = &[Entry {
     name: "ktcp",
-    summary: "Kyushu-TCP (Yoshimizu et al. 2010): after a loss, hold the window at alpha x the loss window for T_c^2 windows",
+    summary:
+        "Kyushu-TCP (Yoshimizu et al. 2010): after a loss, hold the window at alpha x the loss window for T_c^2 windows",
     params: Schema::Read,
     build: Wrapper { prefix: ktcp::PREFIX, wrap: ktcp::wrap },
 }];

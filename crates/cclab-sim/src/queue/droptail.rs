@@ -3,8 +3,8 @@
 //! being transmitted, as ns-2's DropTail and ns-3's DropTailQueue do.
 
 use super::{Capacity, DropCause, EnqueueContext, QueueDisc, QueueSettings};
-use crate::registry::{ParamError, ParamReader, Params};
 use crate::packet::Packet;
+use crate::registry::{ParamError, ParamReader, Params};
 use crate::units::SimTime;
 use std::collections::VecDeque;
 

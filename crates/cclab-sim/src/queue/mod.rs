@@ -29,13 +29,8 @@ pub struct QueueSettings {
 
 impl QueueSettings {
     /// A 100 Mbit/s link with 1500-byte packets and a 100-packet buffer, for schema reading and tests.
-    pub const EXAMPLE: QueueSettings = QueueSettings {
-        cap: Capacity::Packets(100),
-        rate: Rate(100_000_000),
-        pkt_size: 1500,
-        seed: 1,
-        link_index: 0,
-    };
+    pub const EXAMPLE: QueueSettings =
+        QueueSettings { cap: Capacity::Packets(100), rate: Rate(100_000_000), pkt_size: 1500, seed: 1, link_index: 0 };
 }
 
 /// A queue discipline's constructor.

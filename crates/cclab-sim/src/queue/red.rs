@@ -31,9 +31,9 @@
 use super::droptail::DropTail;
 use super::gared;
 use super::{Capacity, DropCause, EnqueueContext, QueueDisc, QueueSettings};
+use crate::packet::{Packet, CE, ECT};
 use crate::registry::{ParamError, ParamReader, ParamSpec, Params};
 use crate::rng::{self, stream_rng};
-use crate::packet::{Packet, CE, ECT};
 use crate::units::{Rate, SimTime};
 use rand::Rng;
 use rand_pcg::Pcg64;
@@ -158,7 +158,13 @@ pub static RED_PARAMS: &[ParamSpec] = &[
 pub static ARED_PARAMS: &[ParamSpec] = &[
     ParamSpec::new("mean_pktsize", "number", "bytes", "the flows' packet size", "[1, 1e6]"),
     ParamSpec::new("target_delay", "number", "s", "0.005", "[1e-9, 100]"),
-    ParamSpec::new("min_th", "number", "packets", "max(5, target_delay x C / 2), C = rate / (8 mean_pktsize)", "[0, 1e12]"),
+    ParamSpec::new(
+        "min_th",
+        "number",
+        "packets",
+        "max(5, target_delay x C / 2), C = rate / (8 mean_pktsize)",
+        "[0, 1e12]",
+    ),
     ParamSpec::new("max_th", "number", "packets", "3 min_th", "[0, 1e12], above min_th"),
     ParamSpec::new("max_p", "number", "", "0.1 (initial)", "[0, 1]"),
     ParamSpec::new("q_weight", "number", "", "1 - exp(-1/C)", "[1e-12, 1]"),

@@ -25,8 +25,8 @@
 
 use super::droptail::DropTail;
 use super::{Capacity, DropCause, EnqueueContext, QueueDisc, QueueSettings};
-use crate::registry::{ParamError, ParamReader, ParamSpec, Params};
 use crate::packet::{Kind, Packet};
+use crate::registry::{ParamError, ParamReader, ParamSpec, Params};
 use crate::units::{Rate, SimTime};
 
 /// Header words of XCP's congestion header in `Packet::cc`.

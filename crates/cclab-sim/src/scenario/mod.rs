@@ -50,8 +50,8 @@ pub use schema::{FlowGroup, GraphLink, LinkParams, Scenario, ScenarioError, Topo
 /// `net::topology` read their fields and build their queues with these.
 pub(crate) mod kit {
     pub(crate) use super::queues::{capacity, loss_model, make_queue, QueueSite};
-    pub(crate) use super::{buffer, rate, time};
     use super::ScenarioError;
+    pub(crate) use super::{buffer, rate, time};
     use std::fmt;
 
     /// A field that failed validation: its path, its value, what is accepted.

@@ -33,7 +33,13 @@ struct Dumbbell {
 }
 
 impl Place for Dumbbell {
-    fn tcp_pair(&mut self, sim: &mut Simulation, sc: &Scenario, gi: usize, idx: u32) -> Result<(u32, u32), ScenarioError> {
+    fn tcp_pair(
+        &mut self,
+        sim: &mut Simulation,
+        sc: &Scenario,
+        gi: usize,
+        idx: u32,
+    ) -> Result<(u32, u32), ScenarioError> {
         Ok(add_pair(sim, &self.access[gi], &format!("{idx}"), sc.flows[gi].reverse.unwrap_or(false)))
     }
 
@@ -44,7 +50,13 @@ impl Place for Dumbbell {
         Ok(())
     }
 
-    fn udp_pair(&mut self, sim: &mut Simulation, sc: &Scenario, ui: usize, idx: u32) -> Result<(u32, u32), ScenarioError> {
+    fn udp_pair(
+        &mut self,
+        sim: &mut Simulation,
+        sc: &Scenario,
+        ui: usize,
+        idx: u32,
+    ) -> Result<(u32, u32), ScenarioError> {
         let a = self.udp.as_ref().expect("udp_group is called first");
         Ok(add_pair(sim, a, &format!("u{idx}"), sc.udp[ui].reverse.unwrap_or(false)))
     }
@@ -121,12 +133,7 @@ pub fn access_core(sc: &Scenario) -> Result<AccessCore, ScenarioError> {
     })
 }
 
-pub fn dumbbell_access(
-    p: &str,
-    f: &AccessFields,
-    b_rate: Rate,
-    b_delay: SimTime,
-) -> Result<Access, ScenarioError> {
+pub fn dumbbell_access(p: &str, f: &AccessFields, b_rate: Rate, b_delay: SimTime) -> Result<Access, ScenarioError> {
     let one_ms = SimTime::from_millis(1);
     let a_rate = match f.access_rate {
         None => Rate(b_rate.0.saturating_mul(10)),

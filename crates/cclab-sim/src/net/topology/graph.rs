@@ -5,12 +5,12 @@
 //! Parameters (`[topology]`): `nodes = [names]`, `links = [{ from, to, rate, delay,
 //! buffer, queue, queue_params, loss, duplex }]`; per flow or UDP group: `src`, `dst`.
 
+use super::dumbbell::AccessFields;
 use super::{Network, Place, TopologyInput};
 use crate::net::Link;
 use crate::scenario::kit::{buffer, capacity, err, loss_model, make_queue, rate, time, QueueSite};
 use crate::scenario::{Scenario, ScenarioError};
 use crate::sim::Simulation;
-use super::dumbbell::AccessFields;
 
 /// The registry's constructor (`kind = "graph"`).
 pub fn build(t: &TopologyInput) -> Result<Network, ScenarioError> {

@@ -31,15 +31,25 @@ pub struct Network {
 /// Where a topology puts the ends of each flow, in the order the traffic sources ask.
 pub trait Place {
     /// The (sender, receiver) nodes of a flow of TCP group `gi`; `idx` numbers the TCP flows.
-    fn tcp_pair(&mut self, sim: &mut Simulation, sc: &Scenario, gi: usize, idx: u32)
-        -> Result<(u32, u32), ScenarioError>;
+    fn tcp_pair(
+        &mut self,
+        sim: &mut Simulation,
+        sc: &Scenario,
+        gi: usize,
+        idx: u32,
+    ) -> Result<(u32, u32), ScenarioError>;
 
     /// Checks UDP group `ui`'s placement fields, before its sources are placed.
     fn udp_group(&mut self, sc: &Scenario, ui: usize) -> Result<(), ScenarioError>;
 
     /// The (sender, receiver) nodes of a source of UDP group `ui`; `idx` numbers the UDP sources.
-    fn udp_pair(&mut self, sim: &mut Simulation, sc: &Scenario, ui: usize, idx: u32)
-        -> Result<(u32, u32), ScenarioError>;
+    fn udp_pair(
+        &mut self,
+        sim: &mut Simulation,
+        sc: &Scenario,
+        ui: usize,
+        idx: u32,
+    ) -> Result<(u32, u32), ScenarioError>;
 
     /// The default rate of a host's access link, where the topology has hosts of its own (web
     /// servers and clients); `None` where it has none.
@@ -78,7 +88,13 @@ pub static REGISTRY: Registry<Builder> = Registry::new("topology", BUILTIN, |_| 
 static DUMBBELL: &[ParamSpec] = &[
     ParamSpec::new("bottleneck.rate", "rate", "bit/s", "(required)", "\"100Mbps\", \"1Gbps\", ..."),
     ParamSpec::new("bottleneck.delay", "duration", "s", "(required)", "one-way, \"38ms\""),
-    ParamSpec::new("bottleneck.buffer", "buffer", "packets, bytes or BDPs", "1bdp", "\"100pkts\", \"64KB\", \"0.25bdp\", \"unlimited\""),
+    ParamSpec::new(
+        "bottleneck.buffer",
+        "buffer",
+        "packets, bytes or BDPs",
+        "1bdp",
+        "\"100pkts\", \"64KB\", \"0.25bdp\", \"unlimited\"",
+    ),
     ParamSpec::new("bottleneck.queue", "name", "", "droptail", "a registered queue discipline"),
     ParamSpec::new("bottleneck.queue_params", "table", "", "{}", "the queue discipline's parameters"),
     ParamSpec::new("bottleneck.reverse_buffer", "buffer", "", "unlimited (the buffer with reverse flows)", "as buffer"),
@@ -88,7 +104,13 @@ static DUMBBELL: &[ParamSpec] = &[
 
 static GRAPH: &[ParamSpec] = &[
     ParamSpec::new("nodes", "list of names", "", "(required)", "unique node names"),
-    ParamSpec::new("links", "list of tables", "", "(required)", "{ from, to, rate, delay, buffer, queue, queue_params, loss, duplex }"),
+    ParamSpec::new(
+        "links",
+        "list of tables",
+        "",
+        "(required)",
+        "{ from, to, rate, delay, buffer, queue, queue_params, loss, duplex }",
+    ),
     ParamSpec::new("links[].buffer", "buffer", "packets or bytes", "unlimited", "\"100pkts\", \"64KB\", \"unlimited\""),
     ParamSpec::new("links[].duplex", "bool", "", "true", "true: one link each way"),
 ];

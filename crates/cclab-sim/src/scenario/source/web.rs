@@ -16,7 +16,12 @@ pub(super) static PARAMS: &[ParamSpec] = &[
     p("pages_per_session", "whole number", "(required)", "1 to 10000000"),
     p("session_start", "duration", "0s", "a duration"),
     p("session_spread", "duration", "0s", "a duration"),
-    p("inter_page", "distribution, s", "(required)", "{ dist = \"pareto\" | \"exponential\" | \"constant\", mean, shape }"),
+    p(
+        "inter_page",
+        "distribution, s",
+        "(required)",
+        "{ dist = \"pareto\" | \"exponential\" | \"constant\", mean, shape }",
+    ),
     p("objects_per_page", "distribution", "(required)", "as inter_page"),
     p("inter_object", "distribution, s", "(required)", "as inter_page"),
     p("object_size", "distribution, bytes", "(required)", "as inter_page"),
