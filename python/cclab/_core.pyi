@@ -4,7 +4,7 @@ The extension is a thin wrapper around the Rust core: scenarios cross the
 boundary as JSON text, results come back as numpy arrays.
 """
 
-from typing import Optional, Union
+from typing import Optional, TypedDict, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -58,6 +58,30 @@ def scenario_to_toml(scenario_json: str) -> str:
 
 def algorithms() -> list[tuple[str, str]]:
     """The registered congestion-control algorithms: ``[(name, summary)]``."""
+
+class ParamInfo(TypedDict):
+    """One parameter of a registry entry, as text."""
+
+    name: str
+    kind: str
+    """"number", "whole number", "flag", "duration", "rate", ..."""
+    unit: str
+    """The unit of a number ("s", "packets", "bytes"); empty when none or none declared."""
+    default: str
+    accepted: str
+
+class RegistryEntry(TypedDict):
+    """One thing a scenario can name."""
+
+    kind: str
+    """"cc", "add-on", "queue", "topology" or "traffic"."""
+    name: str
+    summary: str
+    params: list[ParamInfo]
+
+def registry() -> list[RegistryEntry]:
+    """Every registered congestion control, add-on, queue discipline, topology and traffic
+    source, in a fixed order (kind, then built-ins before run-time registrations)."""
 
 def recoveries() -> list[str]:
     """The loss recoveries a flow can use."""

@@ -19,6 +19,7 @@ import typer
 from typer.core import TyperGroup
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from . import _core
 from .result import Result
@@ -218,17 +219,50 @@ def check(scenario: ScenarioArg, seed: SeedOpt = None) -> None:
     _stdout().print(f"ok: {scenario}: {kind}, {n_flows} flow(s), {sc['duration']} simulated")
 
 
+_KIND_TITLES = {
+    "cc": "congestion control (flows: cc = ...)",
+    "add-on": "add-on (cc = \"<algorithm>+<add-on>\", its parameters by its prefix in cc_params)",
+    "queue": "queue discipline (queue = ..., queue_params = {...})",
+    "topology": "topology ([topology] kind = ...)",
+    "traffic": "traffic source (a section of the scenario)",
+}
+
+
+def _param_line(p: dict[str, str]) -> str:
+    unit = f" {p['unit']}" if p["unit"] else ""
+    return f"{p['name']} ({p['kind']}{unit}): default {p['default']}; {p['accepted']}"
+
+
 @app.command()
-def algorithms() -> None:
-    """List the congestion-control algorithms and loss recoveries."""
-    t = Table(title="congestion control (cc = ...)", title_justify="left")
-    t.add_column("name", style="bold")
-    t.add_column("summary")
-    for name, summary in _core.algorithms():
-        t.add_row(name, summary)
+def algorithms(
+    kind: Annotated[
+        Optional[str],
+        typer.Argument(help="Only this kind: cc, add-on, queue, topology or traffic (default: all).", show_default=False),
+    ] = None,
+    params: Annotated[bool, typer.Option("--params/--no-params", help="Show each entry's parameters.")] = True,
+) -> None:
+    """List everything a scenario can name, every kind from the registry: congestion controls,
+    add-ons, queue disciplines, topologies and traffic sources, with their parameters."""
+    entries = _core.registry()
+    kinds = list(dict.fromkeys(e["kind"] for e in entries))
+    if kind is not None and kind not in kinds:
+        fail("kind", f"unknown kind {kind!r}; accepted: {', '.join(kinds)}")
     con = _stdout()
-    con.print(t)
-    con.print("loss recovery (recovery = ...): " + ", ".join(_core.recoveries()))
+    for k in kinds if kind is None else [kind]:
+        t = Table(title=_KIND_TITLES.get(k, k), title_justify="left")
+        t.add_column("name", style="bold", no_wrap=True)
+        t.add_column("summary")
+        if params:
+            t.add_column("parameters")
+        for e in entries:
+            if e["kind"] == k:
+                row = [e["name"], e["summary"]]
+                if params:
+                    row.append("\n".join(_param_line(p) for p in e["params"]) or "-")
+                t.add_row(*(Text(c) for c in row))
+        con.print(t)
+    if kind in (None, "cc"):
+        con.print("loss recovery (recovery = ...): " + ", ".join(_core.recoveries()))
 
 
 @app.command()

@@ -160,7 +160,34 @@ fn scenario_to_toml(py: Python<'_>, scenario_json: &str) -> PyResult<String> {
 /// The registered congestion-control algorithms: [(name, summary)].
 #[pyfunction]
 fn algorithms() -> Vec<(&'static str, &'static str)> {
-    cclab_sim::cc::REGISTRY.iter().map(|r| (r.name, r.summary)).collect()
+    cclab_sim::cc::REGISTRY.entries().iter().map(|r| (r.name, r.summary)).collect()
+}
+
+/// Everything that can be named in a scenario, every kind from its registry: a list of
+/// `{"kind", "name", "summary", "params": [{"name", "kind", "unit", "default", "accepted"}]}`.
+#[pyfunction]
+fn registry(py: Python<'_>) -> PyResult<Bound<'_, PyList>> {
+    let all = guard(cclab_sim::registry::catalog)?;
+    let out = PyList::empty(py);
+    for d in all {
+        let e = PyDict::new(py);
+        e.set_item("kind", d.kind)?;
+        e.set_item("name", d.name)?;
+        e.set_item("summary", d.summary)?;
+        let params = PyList::empty(py);
+        for p in d.params {
+            let q = PyDict::new(py);
+            q.set_item("name", p.name.as_ref())?;
+            q.set_item("kind", p.kind.as_ref())?;
+            q.set_item("unit", p.unit.as_ref())?;
+            q.set_item("default", p.default.as_ref())?;
+            q.set_item("accepted", p.accepted.as_ref())?;
+            params.append(q)?;
+        }
+        e.set_item("params", params)?;
+        out.append(e)?;
+    }
+    Ok(out)
 }
 
 /// The loss recoveries a flow can use.
@@ -177,6 +204,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(scenario_from_toml, m)?)?;
     m.add_function(wrap_pyfunction!(scenario_to_toml, m)?)?;
     m.add_function(wrap_pyfunction!(algorithms, m)?)?;
+    m.add_function(wrap_pyfunction!(registry, m)?)?;
     m.add_function(wrap_pyfunction!(recoveries, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("RESULT_VERSION", cclab_sim::RESULT_VERSION)?;

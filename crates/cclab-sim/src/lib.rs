@@ -31,6 +31,7 @@ pub mod metrics;
 pub mod net;
 pub mod packet;
 pub mod queue;
+pub mod registry;
 pub mod results;
 pub mod rng;
 pub mod scenario;

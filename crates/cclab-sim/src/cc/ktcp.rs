@@ -66,6 +66,7 @@
 
 use super::{AckSample, CaState, CcHeader, CongestionControl, CwndEvent, ParamError, ParamReader, Params, SenderView};
 use crate::units::SimTime;
+use std::borrow::Cow;
 
 /// The prefix of the parameters KTCP reads itself.
 pub const PREFIX: &str = "ktcp_";
@@ -114,6 +115,8 @@ pub enum Phase {
 }
 
 pub struct Ktcp {
+    /// The name it was built under: "ktcp", or "<wrapped>+ktcp".
+    name: Cow<'static, str>,
     inner: Box<dyn CongestionControl>,
     cfg: KtcpConfig,
     /// Fast retransmits since the start or the last timeout (T_c).
@@ -127,7 +130,21 @@ pub struct Ktcp {
 
 impl Ktcp {
     pub fn new(inner: Box<dyn CongestionControl>, cfg: KtcpConfig) -> Self {
-        Ktcp { inner, cfg, tc: 0, phase: Phase::Free, paused: SimTime::ZERO, hold_since: None }
+        Ktcp {
+            name: Cow::Borrowed("ktcp"),
+            inner,
+            cfg,
+            tc: 0,
+            phase: Phase::Free,
+            paused: SimTime::ZERO,
+            hold_since: None,
+        }
+    }
+
+    /// The same, reporting `name` (the add-on mechanism names it as written).
+    pub fn named(mut self, name: String) -> Self {
+        self.name = Cow::Owned(name);
+        self
     }
 
     /// T_c: fast retransmits counted so far.
@@ -153,35 +170,38 @@ impl Ktcp {
     }
 }
 
-/// Builds KTCP around the registered algorithm `inner`: parameters named
-/// `ktcp_*` are KTCP's, the others the wrapped algorithm's.
-pub fn build_around(inner: &str, p: &Params) -> Result<Box<dyn CongestionControl>, ParamError> {
-    let (own, rest): (Params, Params) =
-        p.iter().map(|(k, v)| (k.clone(), *v)).partition(|(k, _)| k.starts_with(PREFIX));
-    let wrapped = super::build(inner, &rest).map_err(|mut e| {
-        if e.param.is_empty() {
-            e.value = format!("{}{SUFFIX}", e.value);
-        }
-        e
-    })?;
-    let mut r = ParamReader::new(&own);
+/// The add-on's constructor (see `cc::WRAPPERS`): KTCP around `inner`, an
+/// algorithm built as `inner_name`; `own` holds the `ktcp_*` parameters. The
+/// wrapper reports its name as written, `"<inner_name>+ktcp"`.
+pub fn wrap(
+    inner: Box<dyn CongestionControl>,
+    inner_name: &str,
+    own: &Params,
+) -> Result<Box<dyn CongestionControl>, ParamError> {
+    Ok(Box::new(configure(inner, inner_name, own)?.named(format!("{inner_name}{SUFFIX}"))))
+}
+
+fn configure(inner: Box<dyn CongestionControl>, inner_name: &str, own: &Params) -> Result<Ktcp, ParamError> {
+    let mut r = ParamReader::new(own);
     let d = KtcpConfig::default();
-    let low_default = if inner == "highspeed" { super::highspeed::LOW_WINDOW } else { d.low_window };
+    let low_default = if inner_name == "highspeed" { super::highspeed::LOW_WINDOW } else { d.low_window };
     let alpha = r.get("ktcp_alpha", d.alpha, 1e-9, 1.0)?;
     let low_window = r.get("ktcp_low_window", low_default, 0.0, 1e9)?;
     let tc_max = r.get_int("ktcp_tc_max", d.tc_max, 0, 1_000_000)?;
     r.finish()?;
-    Ok(Box::new(Ktcp::new(wrapped, KtcpConfig { alpha, low_window, tc_max })))
+    Ok(Ktcp::new(inner, KtcpConfig { alpha, low_window, tc_max }))
 }
 
 /// `"ktcp"` alone: KTCP on HighSpeed, the paper's HSTCP+KTCP.
 pub fn build(p: &Params) -> Result<Box<dyn CongestionControl>, ParamError> {
-    build_around("highspeed", p)
+    let (own, rest) = super::split_params(p, PREFIX);
+    let inner = super::highspeed::build(&rest)?;
+    Ok(Box::new(configure(inner, "highspeed", &own)?))
 }
 
 impl CongestionControl for Ktcp {
-    fn name(&self) -> &'static str {
-        "ktcp"
+    fn name(&self) -> &str {
+        &self.name
     }
 
     fn ssthresh(&mut self, v: &SenderView) -> f64 {

@@ -40,7 +40,6 @@ pub mod westwood;
 pub mod xcp;
 
 use crate::units::SimTime;
-use std::collections::BTreeMap;
 
 /// The sender's congestion state, as Linux's `tcp_ca_state`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -118,8 +117,8 @@ impl CcHeader {
 /// A congestion-control algorithm. Only `ssthresh` and `cong_avoid` are
 /// required; the rest default to doing nothing.
 pub trait CongestionControl: Send {
-    /// The registry name, lowercase.
-    fn name(&self) -> &'static str;
+    /// The registry name, lowercase (an add-on reports the name as written, `"cubic+ktcp"`).
+    fn name(&self) -> &str;
 
     /// The new slow-start threshold after a loss, in packets.
     fn ssthresh(&mut self, v: &SenderView) -> f64;
@@ -176,205 +175,207 @@ pub fn halve(v: &SenderView) -> f64 {
     (v.cwnd / 2.0).max(2.0)
 }
 
-/// Parameters given to an algorithm by name, as they came from the scenario.
-pub type Params = BTreeMap<String, f64>;
+use crate::registry::{read_params, Entry, ParamSpec, Registry, Schema};
+pub use crate::registry::{ParamError, ParamReader, Params};
 
-/// Why an algorithm could not be built.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ParamError {
-    /// The parameter's name (empty when the algorithm's name itself is wrong).
-    pub param: String,
-    pub value: String,
-    pub accepted: String,
+/// An algorithm's constructor: its parameters in, the algorithm or the parameter refused out.
+pub type Builder = fn(&Params) -> Result<Box<dyn CongestionControl>, ParamError>;
+
+/// An add-on's constructor: wraps an algorithm already built (`inner`, registered as
+/// `inner_name`) with the add-on's own parameters (those named with its prefix).
+pub type WrapBuilder = fn(
+    inner: Box<dyn CongestionControl>,
+    inner_name: &str,
+    own: &Params,
+) -> Result<Box<dyn CongestionControl>, ParamError>;
+
+/// An add-on: `cc = "<algorithm>+<add-on>"` wraps the algorithm.
+#[derive(Clone, Copy, Debug)]
+pub struct Wrapper {
+    /// Parameters named with this prefix are the add-on's; the others go to the wrapped algorithm.
+    pub prefix: &'static str,
+    pub wrap: WrapBuilder,
 }
 
-/// Reads a parameter with a default and a valid range, rejecting unknown names afterwards.
-pub struct ParamReader<'a> {
-    params: &'a Params,
-    seen: Vec<&'static str>,
-}
+/// The congestion controls, by lowercase name. Adding one: a file in `cc/` with a
+/// `build` function, and one line here.
+pub static REGISTRY: Registry<Builder> = Registry::new("cc", BUILTIN, |b| read_params(|| drop(b(&Params::new()))));
 
-impl<'a> ParamReader<'a> {
-    pub fn new(params: &'a Params) -> Self {
-        ParamReader { params, seen: Vec::new() }
-    }
+/// The add-ons that wrap any algorithm (`"<name>+ktcp"`).
+pub static WRAPPER_REGISTRY: Registry<Wrapper> = Registry::new("add-on", WRAPPERS, |w| {
+    // Built outside the reading, so only the add-on's own parameters are listed.
+    let inner = reno::build(&Params::new()).expect("Reno builds with its defaults");
+    read_params(|| drop((w.wrap)(inner, "reno", &Params::new())))
+});
 
-    /// The value of `name`, or `default`, checked against `[lo, hi]`.
-    pub fn get(&mut self, name: &'static str, default: f64, lo: f64, hi: f64) -> Result<f64, ParamError> {
-        self.seen.push(name);
-        match self.params.get(name) {
-            None => Ok(default),
-            Some(&v) if v >= lo && v <= hi => Ok(v),
-            Some(&v) => Err(ParamError {
-                param: name.to_string(),
-                value: v.to_string(),
-                accepted: format!("a number in [{lo}, {hi}] (default {default})"),
-            }),
-        }
-    }
-
-    /// A whole-number parameter (a count or a choice), checked against `[lo, hi]`.
-    pub fn get_int(&mut self, name: &'static str, default: u32, lo: u32, hi: u32) -> Result<u32, ParamError> {
-        self.seen.push(name);
-        match self.params.get(name) {
-            None => Ok(default),
-            Some(&v) if v.fract() == 0.0 && v >= lo as f64 && v <= hi as f64 => Ok(v as u32),
-            Some(&v) => Err(ParamError {
-                param: name.to_string(),
-                value: v.to_string(),
-                accepted: format!("a whole number in [{lo}, {hi}] (default {default})"),
-            }),
-        }
-    }
-
-    /// An on/off switch written 1 or 0.
-    pub fn get_flag(&mut self, name: &'static str, default: bool) -> Result<bool, ParamError> {
-        Ok(self.get_int(name, default as u32, 0, 1)? == 1)
-    }
-
-    /// Fails on any parameter that was not read.
-    pub fn finish(self) -> Result<(), ParamError> {
-        for k in self.params.keys() {
-            if !self.seen.contains(&k.as_str()) {
-                let known = if self.seen.is_empty() { "none".to_string() } else { self.seen.join(", ") };
-                return Err(ParamError {
-                    param: k.clone(),
-                    value: self.params[k].to_string(),
-                    accepted: format!("known parameters: {known}"),
-                });
-            }
-        }
-        Ok(())
-    }
-}
-
-type Builder = fn(&Params) -> Result<Box<dyn CongestionControl>, ParamError>;
-
-/// One registered algorithm.
-pub struct Registration {
-    pub name: &'static str,
-    pub summary: &'static str,
-    pub build: Builder,
-}
+/// Every built-in add-on.
+pub static WRAPPERS: &[Entry<Wrapper>] = &[Entry {
+    name: "ktcp",
+    summary:
+        "Kyushu-TCP (Yoshimizu et al. 2010): after a loss, hold the window at alpha x the loss window for T_c^2 windows",
+    params: Schema::Read,
+    build: Wrapper { prefix: ktcp::PREFIX, wrap: ktcp::wrap },
+}];
 
 /// Every built-in algorithm, keyed by its lowercase name.
-pub const REGISTRY: &[Registration] = &[
-    Registration {
+pub static BUILTIN: &[Entry<Builder>] = &[
+    Entry {
         name: "reno",
         summary: "Reno AIMD (RFC 5681): +1 packet per RTT, halve on loss; classic fast recovery by default",
+        params: Schema::Read,
         build: reno::build,
     },
-    Registration {
+    Entry {
         name: "newreno",
         summary: "NewReno (RFC 6582): Reno's AIMD with partial-ACK recovery by default",
+        params: Schema::Read,
         build: reno::build,
     },
-    Registration {
+    Entry {
         name: "highspeed",
         summary: "HighSpeed TCP (RFC 3649): a(w), b(w) from the RFC's table above 38 packets, Reno below",
+        params: Schema::Read,
         build: highspeed::build,
     },
-    Registration {
+    Entry {
         name: "scalable",
         summary: "Scalable TCP (Kelly 2003): +0.01 packet per ACK, x0.875 on loss, Reno below 16 packets",
+        params: Schema::Read,
         build: scalable::build,
     },
-    Registration {
+    Entry {
         name: "bic",
         summary: "BIC-TCP (Xu, Harfoush, Rhee 2004): binary search towards W_max, additive steps of at most S_max",
+        params: Schema::Read,
         build: bic::build,
     },
-    Registration {
+    Entry {
         name: "cubic",
         summary: "CUBIC (RFC 9438): W(t) = C (t - K)^3 + W_max with a Reno-friendly floor; variant 1 = 2008 constants",
+        params: Schema::Read,
         build: cubic::build,
     },
-    Registration {
+    Entry {
         name: "vegas",
         summary: "TCP Vegas (Brakmo, O'Malley, Peterson 1994): keep alpha..beta packets queued, +-1 packet per RTT",
+        params: Schema::Read,
         build: vegas::build,
     },
-    Registration {
+    Entry {
         name: "fast",
         summary: "FAST TCP (Jin, Wei, Low 2004): w <- min(2w, (1-g)w + g(baseRTT/avgRTT w + alpha)) once per RTT",
+        params: Schema::Read,
         build: fast::build,
     },
-    Registration {
+    Entry {
         name: "westwood",
         summary: "Westwood+ (Mascolo, Grieco et al. 2004): ssthresh = bandwidth estimate x RTTmin on loss; mode 1 = paper 001 eq. (2)",
+        params: Schema::Read,
         build: westwood::build,
     },
-    Registration {
+    Entry {
         name: "cr",
         summary: "Constant Rate (paper 001 eqs. 3-4, 7): +k RTT^2 packets per RTT, k = 1/RTT_ref^2; halve on loss",
+        params: Schema::Read,
         build: cr::build,
     },
-    Registration {
+    Entry {
         name: "ci",
         summary: "Constant Increase (paper 001 eqs. 5, 14): +k' RTT packets per RTT, k' = 1/(RTT_ref + queueing delay); halve on loss",
+        params: Schema::Read,
         build: ci::build,
     },
-    Registration {
+    Entry {
         name: "htcp",
         summary: "H-TCP (Leith, Shorten 2004): alpha grows with time since the last loss, beta = RTTmin/RTTmax in [0.5, 0.8]",
+        params: Schema::Read,
         build: htcp::build,
     },
-    Registration {
+    Entry {
         name: "xcp",
         summary: "XCP sender (Katabi et al. 2002): window moved by router feedback; needs queue = \"xcp\" on the bottleneck",
+        params: Schema::Read,
         build: xcp::build,
     },
-    Registration {
+    Entry {
         name: "tcp-gt",
         summary: "TCP-GT (Jung, Kim, Yeom, Kang 2010): window moved by goodput - throughput per epoch; IIMD with window splitting",
+        params: Schema::Read,
         build: tcp_gt::build,
     },
-    Registration {
+    Entry {
         name: "hrf",
         summary: "HRF-TCP (paper 001 eqs. 15-17): CR's +k RTT^2 per RTT while RTT = RTT_min, CI's +k' RTT once queued; Westwood decrease",
+        params: Schema::Read,
         build: hrf::build,
     },
-    Registration {
+    Entry {
         name: "w+cr+reno",
         summary: "Paper 001 section 5.2 variant: Westwood decrease, CR increase without a queue, Reno's +1 per RTT with one",
+        params: Schema::Read,
         build: hrf::build_w_cr_reno,
     },
-    Registration {
+    Entry {
         name: "w+cr+cr",
         summary: "Paper 001 section 5.2 variant: Westwood decrease, CR increase with and without a queue",
+        params: Schema::Read,
         build: hrf::build_w_cr_cr,
     },
-    Registration {
+    Entry {
         name: "ubr",
         summary: "Reno plus an extra window for under-buffered links (paper 003 eqs. 1-4): fills what Reno leaves idle, up to W_full",
+        params: Schema::Read,
         build: ubr::build,
     },
-    Registration {
+    Entry {
         name: "ghstcp",
         summary: "gentle HighSpeed TCP (Zhang, Hasegawa, Murata): HighSpeed, but +1 packet per RTT while RTTs correlate with departure times (Fisher's Z > 3.09)",
+        params: Schema::Read,
         build: ghstcp::build,
     },
-    Registration {
+    Entry {
         name: "ktcp",
         summary: "Kyushu-TCP add-on (Yoshimizu et al. 2010), alone on HighSpeed; \"<name>+ktcp\" wraps any algorithm: hold at 0.9 x the loss window for T_c^2 windows",
+        params: Schema::Read,
         build: ktcp::build,
     },
 ];
 
-/// Builds the algorithm registered as `name` with `params`; `"<name>+ktcp"`
-/// wraps it in Kyushu-TCP (parameters `ktcp_*` are the wrapper's, see [`ktcp`]).
+/// Builds the algorithm registered as `name` with `params`. `"<name>+<add-on>"`
+/// wraps it in a registered add-on (`"highspeed+ktcp"`): the parameters named with
+/// the add-on's prefix (`ktcp_*`) are the add-on's, the others the algorithm's.
 pub fn build(name: &str, params: &Params) -> Result<Box<dyn CongestionControl>, ParamError> {
-    if let Some(inner) = name.strip_suffix(ktcp::SUFFIX) {
-        return ktcp::build_around(inner, params);
+    for w in WRAPPER_REGISTRY.entries() {
+        let Some(inner) = name.strip_suffix(w.name).and_then(|n| n.strip_suffix('+')) else { continue };
+        let (own, rest) = split_params(params, w.build.prefix);
+        let wrapped = build(inner, &rest).map_err(|mut e| {
+            // An unknown wrapped name is reported as written.
+            if e.param.is_empty() {
+                e.value = format!("{}+{}", e.value, w.name);
+            }
+            e
+        })?;
+        return (w.build.wrap)(wrapped, inner, &own);
     }
-    match REGISTRY.iter().find(|r| r.name == name) {
+    match REGISTRY.get(name) {
         Some(r) => (r.build)(params),
-        None => Err(ParamError { param: String::new(), value: name.to_string(), accepted: names().join(", ") }),
+        None => Err(ParamError { param: String::new(), value: name.to_string(), accepted: REGISTRY.accepted() }),
     }
 }
 
+/// Splits parameters into those named with `prefix` (an add-on's) and the rest.
+pub fn split_params(p: &Params, prefix: &str) -> (Params, Params) {
+    p.iter().map(|(k, v)| (k.clone(), *v)).partition(|(k, _)| k.starts_with(prefix))
+}
+
+/// The registered algorithms' names, built-ins first.
 pub fn names() -> Vec<&'static str> {
-    REGISTRY.iter().map(|r| r.name).collect()
+    REGISTRY.names()
+}
+
+/// The parameters an algorithm accepts (for `cclab algorithms` and the docs).
+pub fn params(name: &str) -> Option<Vec<ParamSpec>> {
+    REGISTRY.get(name).map(|e| REGISTRY.params(&e))
 }
 
 #[cfg(test)]

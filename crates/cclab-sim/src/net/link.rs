@@ -8,8 +8,9 @@
 //! wait in the queue. Uncongested links thus cost one event per packet.
 
 use crate::packet::Packet;
-use crate::queue::{DropCause, QueueDisc};
+use crate::queue::{DropCause, EnqueueContext, QueueDisc};
 use crate::units::{Rate, SimTime};
+use rand::Rng;
 use rand_pcg::Pcg64;
 use std::collections::VecDeque;
 
@@ -84,6 +85,26 @@ impl QueueStats {
     }
 }
 
+/// What became of an arriving packet.
+#[derive(Debug)]
+pub enum Arrival {
+    /// Dropped, by random loss or the queue; the simulation counts it against its flow.
+    Dropped(Packet, DropCause),
+    /// Queued at an idle transmitter: transmit it now.
+    StartTx,
+    /// Queued behind a busy transmitter; `Some(t)`: schedule `LinkReady` at `t`.
+    Queued(Option<SimTime>),
+}
+
+/// The events a transmission asks for.
+#[derive(Clone, Copy, Debug)]
+pub struct Transmit {
+    /// Packets still wait: `LinkReady` when this one is sent.
+    pub ready_at: Option<SimTime>,
+    /// The wire was empty: `WireHead` when this packet reaches the far end.
+    pub wire_head_at: Option<SimTime>,
+}
+
 pub struct Link {
     pub name: String,
     pub from: u32,
@@ -128,6 +149,72 @@ impl Link {
             role: "link",
             loss: None,
         }
+    }
+
+    /// A packet arrives: random loss, then the queue's verdict. The caller starts the
+    /// transmitter or schedules its `LinkReady` as the answer says.
+    #[inline]
+    pub fn arrive(&mut self, now: SimTime, p: Packet) -> Arrival {
+        self.qstats.arrivals += 1;
+        self.qstats.arrival_bytes += p.size as u64;
+        if let Some((prob, rng)) = &mut self.loss {
+            if rng.gen::<f64>() < *prob {
+                self.qstats.drop(DropCause::LinkLoss, p.size);
+                return Arrival::Dropped(p, DropCause::LinkLoss);
+            }
+        }
+        // Idle: nothing being sent and nothing waiting (a waiting packet implies a pending LinkReady).
+        let idle = now >= self.busy_until && !self.ready_pending;
+        let ctx = EnqueueContext { now, idle_since: if idle { Some(self.busy_until) } else { None } };
+        self.qstats.advance(now, self.queue.len_pkts(), self.queue.len_bytes());
+        match self.queue.enqueue(p, &ctx) {
+            Ok(()) => {
+                self.qstats.observe_max(self.queue.len_pkts(), self.queue.len_bytes());
+                if idle {
+                    Arrival::StartTx
+                } else if !self.ready_pending {
+                    self.ready_pending = true;
+                    Arrival::Queued(Some(self.busy_until))
+                } else {
+                    Arrival::Queued(None)
+                }
+            }
+            Err((p, cause)) => {
+                self.qstats.drop(cause, p.size);
+                Arrival::Dropped(p, cause)
+            }
+        }
+    }
+
+    /// Takes the next packet from the queue and puts it on the wire; `None` if the queue is
+    /// empty. The answer says which events to schedule, `LinkReady` first.
+    #[inline]
+    pub fn start_tx(&mut self, now: SimTime) -> Option<Transmit> {
+        self.qstats.advance(now, self.queue.len_pkts(), self.queue.len_bytes());
+        let p = self.queue.dequeue(now)?;
+        self.qstats.departures += 1;
+        let tx = self.rate.tx_time(p.size);
+        self.busy_until = now + tx;
+        self.busy_time += tx;
+        self.tx_pkts += 1;
+        self.tx_bytes += p.size as u64;
+        let arrive = self.busy_until + self.delay;
+        let was_empty = self.wire.is_empty();
+        self.wire.push_back((arrive, p));
+        let ready_at = if self.queue.len_pkts() > 0 {
+            self.ready_pending = true;
+            Some(self.busy_until)
+        } else {
+            None
+        };
+        Some(Transmit { ready_at, wire_head_at: if was_empty { Some(arrive) } else { None } })
+    }
+
+    /// The packet at the wire's head reaches the far end; returns it and when the next one does.
+    #[inline]
+    pub fn wire_pop(&mut self) -> (Packet, Option<SimTime>) {
+        let (_, p) = self.wire.pop_front().expect("a WireHead event implies a packet on the wire");
+        (p, self.wire.front().map(|&(next, _)| next))
     }
 
     /// Utilization over `[0, now]`: busy time over elapsed time.

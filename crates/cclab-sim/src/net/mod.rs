@@ -1,8 +1,9 @@
 //! The network: links (`link.rs`) and static shortest-path routing over any
 //! graph of nodes (`routes`). Topology builders (dumbbell, general graph)
-//! live in `scenario.rs`, which turns a scenario into links and flows.
+//! live in `topology/`, one per file, found by name in its registry.
 
 pub mod link;
+pub mod topology;
 
 pub use link::{Link, QueueStats};
 

@@ -2,8 +2,9 @@
 //! The capacity is counted in packets or in bytes and excludes the packet
 //! being transmitted, as ns-2's DropTail and ns-3's DropTailQueue do.
 
-use super::{Capacity, DropCause, EnqueueContext, QueueDisc};
+use super::{Capacity, DropCause, EnqueueContext, QueueDisc, QueueSettings};
 use crate::packet::Packet;
+use crate::registry::{ParamError, ParamReader, Params};
 use crate::units::SimTime;
 use std::collections::VecDeque;
 
@@ -17,6 +18,12 @@ impl DropTail {
     pub fn new(cap: Capacity) -> Self {
         DropTail { cap, q: VecDeque::new(), bytes: 0 }
     }
+}
+
+/// The registry's constructor (`queue = "droptail"`): no parameters, only the buffer.
+pub fn build(s: &QueueSettings, params: &Params) -> Result<Box<dyn QueueDisc>, ParamError> {
+    ParamReader::new(params).finish()?;
+    Ok(Box::new(DropTail::new(s.cap)))
 }
 
 impl QueueDisc for DropTail {

@@ -10,7 +10,70 @@ pub mod red;
 pub mod xcp;
 
 use crate::packet::Packet;
-use crate::units::SimTime;
+use crate::registry::{read_params, Entry, ParamError, Params, Registry, Schema};
+use crate::units::{Rate, SimTime};
+
+/// What a queue discipline is built from besides its own parameters: its place.
+#[derive(Clone, Copy, Debug)]
+pub struct QueueSettings {
+    /// The buffer.
+    pub cap: Capacity,
+    /// The rate of the link the queue feeds.
+    pub rate: Rate,
+    /// Data packet size, bytes (RED's mean packet size by default).
+    pub pkt_size: u32,
+    /// The run's seed and the link's index, for a discipline's own random stream.
+    pub seed: u64,
+    pub link_index: u64,
+}
+
+impl QueueSettings {
+    /// A 100 Mbit/s link with 1500-byte packets and a 100-packet buffer, for schema reading and tests.
+    pub const EXAMPLE: QueueSettings =
+        QueueSettings { cap: Capacity::Packets(100), rate: Rate(100_000_000), pkt_size: 1500, seed: 1, link_index: 0 };
+}
+
+/// A queue discipline's constructor.
+pub type Builder = fn(&QueueSettings, &Params) -> Result<Box<dyn QueueDisc>, ParamError>;
+
+/// The queue disciplines, by name (`queue = "red"`). Adding one: a file in `queue/` with a
+/// constructor, and one line here.
+pub static BUILTIN: &[Entry<Builder>] = &[
+    Entry {
+        name: "droptail",
+        summary: "FIFO that drops arrivals when the buffer (packets or bytes) is full",
+        params: Schema::Declared(&[]),
+        build: droptail::build,
+    },
+    Entry {
+        name: "red",
+        summary: "RED (Floyd, Jacobson 1993) as ns-2's Queue/RED: early drops from the average queue, gentle, wait",
+        params: Schema::Declared(red::RED_PARAMS),
+        build: red::build_red,
+    },
+    Entry {
+        name: "ared",
+        summary: "Adaptive RED (Floyd, Gummadi, Shenker 2001): RED with automatic thresholds and max_p adapted every interval",
+        params: Schema::Declared(red::ARED_PARAMS),
+        build: red::build_ared,
+    },
+    Entry {
+        name: "gared",
+        summary: "gentle Adaptive RED (paper 004 section 4.3): ARED that adapts max_p only when the average moves away from target",
+        params: Schema::Declared(red::ARED_PARAMS),
+        build: red::build_gared,
+    },
+    Entry {
+        name: "xcp",
+        summary: "XCP router (Katabi et al. 2002): DropTail plus per-packet window feedback from spare bandwidth and queue",
+        params: Schema::Declared(xcp::PARAMS),
+        build: xcp::build,
+    },
+];
+
+/// Every queue discipline, built-ins first.
+pub static REGISTRY: Registry<Builder> =
+    Registry::new("queue", BUILTIN, |b| read_params(|| drop(b(&QueueSettings::EXAMPLE, &Params::new()))));
 
 /// Why a packet was dropped.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

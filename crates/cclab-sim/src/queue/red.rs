@@ -30,8 +30,10 @@
 
 use super::droptail::DropTail;
 use super::gared;
-use super::{Capacity, DropCause, EnqueueContext, QueueDisc};
+use super::{Capacity, DropCause, EnqueueContext, QueueDisc, QueueSettings};
 use crate::packet::{Packet, CE, ECT};
+use crate::registry::{ParamError, ParamReader, ParamSpec, Params};
+use crate::rng::{self, stream_rng};
 use crate::units::{Rate, SimTime};
 use rand::Rng;
 use rand_pcg::Pcg64;
@@ -131,6 +133,106 @@ impl RedConfig {
         let d = self.max_th - self.min_th;
         (self.min_th + 0.4 * d, self.min_th + 0.6 * d)
     }
+}
+
+/// The parameters of `queue = "red"` (`queue_params`); lengths in packets (bytes with `bytes = 1`).
+pub static RED_PARAMS: &[ParamSpec] = &[
+    ParamSpec::new("mean_pktsize", "number", "bytes", "the flows' packet size", "[1, 1e6]"),
+    ParamSpec::new("target_delay", "number", "s", "0.005 (ARED's, unused by RED)", "[1e-9, 100]"),
+    ParamSpec::new("min_th", "number", "packets", "5", "[0, 1e12]"),
+    ParamSpec::new("max_th", "number", "packets", "max(15, 3 min_th)", "[0, 1e12], above min_th"),
+    ParamSpec::new("max_p", "number", "", "0.1", "[0, 1]"),
+    ParamSpec::new("q_weight", "number", "", "0.002", "[1e-12, 1]"),
+    ParamSpec::new("gentle", "number", "", "1", "[0, 1], 0 = off"),
+    ParamSpec::new("wait", "number", "", "1", "[0, 1], 0 = off"),
+    ParamSpec::new("interval", "number", "s", "0.5", "[1e-6, 1e6]"),
+    ParamSpec::new("alpha", "number", "", "0.01", "[0, 1]"),
+    ParamSpec::new("beta", "number", "", "0.9", "[0, 1]"),
+    ParamSpec::new("top", "number", "", "0.5", "[0, 1]"),
+    ParamSpec::new("bottom", "number", "", "0.01", "[0, 1]"),
+    ParamSpec::new("bytes", "flag", "", "0", "0 or 1"),
+    ParamSpec::new("ecn", "flag", "", "0", "0 or 1"),
+];
+
+/// The parameters of `queue = "ared"` and `"gared"`: RED's, with defaults from the link.
+pub static ARED_PARAMS: &[ParamSpec] = &[
+    ParamSpec::new("mean_pktsize", "number", "bytes", "the flows' packet size", "[1, 1e6]"),
+    ParamSpec::new("target_delay", "number", "s", "0.005", "[1e-9, 100]"),
+    ParamSpec::new(
+        "min_th",
+        "number",
+        "packets",
+        "max(5, target_delay x C / 2), C = rate / (8 mean_pktsize)",
+        "[0, 1e12]",
+    ),
+    ParamSpec::new("max_th", "number", "packets", "3 min_th", "[0, 1e12], above min_th"),
+    ParamSpec::new("max_p", "number", "", "0.1 (initial)", "[0, 1]"),
+    ParamSpec::new("q_weight", "number", "", "1 - exp(-1/C)", "[1e-12, 1]"),
+    ParamSpec::new("gentle", "number", "", "1", "[0, 1], 0 = off"),
+    ParamSpec::new("wait", "number", "", "1", "[0, 1], 0 = off"),
+    ParamSpec::new("interval", "number", "s", "0.5", "[1e-6, 1e6]"),
+    ParamSpec::new("alpha", "number", "", "0.01", "[0, 1]"),
+    ParamSpec::new("beta", "number", "", "0.9", "[0, 1]"),
+    ParamSpec::new("top", "number", "", "0.5", "[0, 1]"),
+    ParamSpec::new("bottom", "number", "", "min(0.01, 80000 / rate in bit/s) (ARED only)", "[0, 1]"),
+    ParamSpec::new("bytes", "flag", "", "0", "0 or 1"),
+    ParamSpec::new("ecn", "flag", "", "0", "0 or 1"),
+];
+
+/// The registry's constructor for `queue = "red"`.
+pub fn build_red(s: &QueueSettings, params: &Params) -> Result<Box<dyn QueueDisc>, ParamError> {
+    build(Adapt::None, s, params)
+}
+
+/// The registry's constructor for `queue = "ared"`.
+pub fn build_ared(s: &QueueSettings, params: &Params) -> Result<Box<dyn QueueDisc>, ParamError> {
+    build(Adapt::Ared, s, params)
+}
+
+/// The registry's constructor for `queue = "gared"`.
+pub fn build_gared(s: &QueueSettings, params: &Params) -> Result<Box<dyn QueueDisc>, ParamError> {
+    build(Adapt::Gared, s, params)
+}
+
+fn build(kind: Adapt, s: &QueueSettings, params: &Params) -> Result<Box<dyn QueueDisc>, ParamError> {
+    let mut r = ParamReader::new(params);
+    let mean = r.get("mean_pktsize", s.pkt_size as f64, 1.0, 1e6)?;
+    let target = SimTime::from_secs_f64(r.get("target_delay", 0.005, 1e-9, 100.0)?);
+    let base = match kind {
+        Adapt::None => RedConfig::red(),
+        Adapt::Ared => RedConfig::ared(s.rate, mean, target),
+        Adapt::Gared => RedConfig { adapt: Adapt::Gared, ..RedConfig::ared(s.rate, mean, target) },
+    };
+    let min_th = r.get("min_th", base.min_th, 0.0, 1e12)?;
+    // ARED's rule of thumb max_th = 3 min_th follows a given min_th.
+    let max_th_default = if kind == Adapt::None { base.max_th.max(min_th * 3.0) } else { 3.0 * min_th };
+    let cfg = RedConfig {
+        min_th,
+        max_th: r.get("max_th", max_th_default, 0.0, 1e12)?,
+        max_p: r.get("max_p", base.max_p, 0.0, 1.0)?,
+        q_weight: r.get("q_weight", base.q_weight, 1e-12, 1.0)?,
+        gentle: r.get("gentle", 1.0, 0.0, 1.0)? != 0.0,
+        wait: r.get("wait", 1.0, 0.0, 1.0)? != 0.0,
+        mean_pktsize: mean,
+        adapt: base.adapt,
+        interval: SimTime::from_secs_f64(r.get("interval", 0.5, 1e-6, 1e6)?),
+        alpha: r.get("alpha", base.alpha, 0.0, 1.0)?,
+        beta: r.get("beta", base.beta, 0.0, 1.0)?,
+        top: r.get("top", base.top, 0.0, 1.0)?,
+        bottom: r.get("bottom", base.bottom, 0.0, 1.0)?,
+        bytes: r.get_flag("bytes", false)?,
+        ecn: r.get_flag("ecn", false)?,
+    };
+    r.finish()?;
+    if cfg.max_th <= cfg.min_th {
+        return Err(ParamError {
+            param: "max_th".into(),
+            value: cfg.max_th.to_string(),
+            accepted: format!("a value above min_th ({})", cfg.min_th),
+        });
+    }
+    let rng = stream_rng(s.seed, rng::stream::RED, s.link_index);
+    Ok(Box::new(Red::new(cfg, s.cap, s.rate, rng)))
 }
 
 pub struct Red {

@@ -24,8 +24,9 @@
 //! behind the controller is a DropTail queue.
 
 use super::droptail::DropTail;
-use super::{Capacity, DropCause, EnqueueContext, QueueDisc};
+use super::{Capacity, DropCause, EnqueueContext, QueueDisc, QueueSettings};
 use crate::packet::{Kind, Packet};
+use crate::registry::{ParamError, ParamReader, ParamSpec, Params};
 use crate::units::{Rate, SimTime};
 
 /// Header words of XCP's congestion header in `Packet::cc`.
@@ -47,6 +48,26 @@ impl Default for XcpConfig {
     fn default() -> Self {
         XcpConfig { alpha: 0.4, beta: 0.226, gamma: 0.1 }
     }
+}
+
+/// The parameters of `queue = "xcp"` (`queue_params`).
+pub static PARAMS: &[ParamSpec] = &[
+    ParamSpec::new("alpha", "number", "", "0.4", "[0, 10]"),
+    ParamSpec::new("beta", "number", "", "0.226", "[0, 10]"),
+    ParamSpec::new("gamma", "number", "", "0.1", "[0, 1]"),
+];
+
+/// The registry's constructor (`queue = "xcp"`).
+pub fn build(s: &QueueSettings, params: &Params) -> Result<Box<dyn QueueDisc>, ParamError> {
+    let mut r = ParamReader::new(params);
+    let d = XcpConfig::default();
+    let cfg = XcpConfig {
+        alpha: r.get("alpha", d.alpha, 0.0, 10.0)?,
+        beta: r.get("beta", d.beta, 0.0, 10.0)?,
+        gamma: r.get("gamma", d.gamma, 0.0, 1.0)?,
+    };
+    r.finish()?;
+    Ok(Box::new(Xcp::new(cfg, s.cap, s.rate)))
 }
 
 /// The per-interval computation, apart from any queue.

@@ -22,18 +22,14 @@
 //! ```
 
 use crate::cc::{self, Params};
-use crate::net::Link;
-use crate::queue::red::{Adapt, Red, RedConfig};
-use crate::queue::xcp::{Xcp, XcpConfig};
-use crate::queue::{droptail::DropTail, Capacity, QueueDisc};
+use crate::net::topology::{self, Network, TopologyInput};
+use crate::queue::{self, Capacity, QueueDisc, QueueSettings};
 use crate::rng::{self, stream_rng};
-use crate::sim::{FlowSetup, Simulation, WebState};
+use crate::sim::Simulation;
 use crate::tcp::{ReceiverConfig, Recovery, RtoConfig, TcpConfig};
-use crate::traffic::udp::UdpFlow;
-use crate::traffic::web::{schedule, WebConfig};
+use crate::traffic::web::WebConfig;
 use crate::traffic::Dist;
 use crate::units::{self, BufferSize, Rate, SimTime};
-use rand::Rng;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt;
@@ -44,13 +40,29 @@ pub use traffic::{OneOrRange, UdpGroup, WebSpec};
 mod flows;
 mod queues;
 mod schema;
-mod topology;
+pub mod source;
 
 use flows::*;
-use queues::*;
 use schema::err;
 pub use schema::{FlowGroup, GraphLink, LinkParams, Scenario, ScenarioError, Topology};
-use topology::*;
+
+/// What the builders outside this module share with it: the topologies in
+/// `net::topology` read their fields and build their queues with these.
+pub(crate) mod kit {
+    pub(crate) use super::queues::{capacity, loss_model, make_queue, QueueSite};
+    use super::ScenarioError;
+    pub(crate) use super::{buffer, rate, time};
+    use std::fmt;
+
+    /// A field that failed validation: its path, its value, what is accepted.
+    pub(crate) fn err(
+        field: impl Into<String>,
+        value: impl fmt::Display,
+        accepted: impl Into<String>,
+    ) -> ScenarioError {
+        super::schema::err(field, value, accepted)
+    }
+}
 
 /// Drops serde_json's " at line L column C" suffix.
 fn strip_position(msg: &str) -> &str {
@@ -60,19 +72,19 @@ fn strip_position(msg: &str) -> &str {
     }
 }
 
-fn time(field: &str, s: &str) -> Result<SimTime, ScenarioError> {
+pub(crate) fn time(field: &str, s: &str) -> Result<SimTime, ScenarioError> {
     units::parse_time(s).map_err(|e| err(field, s, e.accepted))
 }
 
-fn rate(field: &str, s: &str) -> Result<Rate, ScenarioError> {
+pub(crate) fn rate(field: &str, s: &str) -> Result<Rate, ScenarioError> {
     units::parse_rate(s).map_err(|e| err(field, s, e.accepted))
 }
 
-fn bytes(field: &str, s: &str) -> Result<u64, ScenarioError> {
+pub(crate) fn bytes(field: &str, s: &str) -> Result<u64, ScenarioError> {
     units::parse_bytes(s).map_err(|e| err(field, s, e.accepted))
 }
 
-fn buffer(field: &str, s: &str) -> Result<BufferSize, ScenarioError> {
+pub(crate) fn buffer(field: &str, s: &str) -> Result<BufferSize, ScenarioError> {
     units::parse_buffer(s).map_err(|e| err(field, s, e.accepted))
 }
 
@@ -136,128 +148,15 @@ fn build(sc: &Scenario, seed: u64) -> Result<Built, ScenarioError> {
     // The packet size that defines "1bdp" and RED's mean packet size.
     let pkt_size = groups.first().map(|g| g.tcp.mss).or(web.as_ref().map(|w| w.tcp.mss)).unwrap_or(1500);
 
-    let dumbbell = match sc.topology.kind.as_str() {
-        "dumbbell" => true,
-        "graph" => false,
-        other => return Err(err("topology.kind", other, "dumbbell, graph")),
-    };
-    let (mut sim, bdp_pkts, access) = if dumbbell {
-        let (sim, bdp, access) = build_dumbbell(sc, &groups, pkt_size, seed)?;
-        (sim, Some(bdp), access)
-    } else {
-        if sc.web.is_some() {
-            return Err(err("web", "(set)", "web traffic on a dumbbell topology (servers left, clients right)"));
-        }
-        (build_graph(sc, pkt_size, seed)?, None, Vec::new())
-    };
-
-    // Flows: their order and the random starts drawn in that order.
-    let mut start_rng = stream_rng(seed, rng::stream::FLOW_START, 0);
-    let mut idx = 0u32;
-    for (gi, (g, spec)) in groups.iter().zip(&sc.flows).enumerate() {
-        for k in 0..g.count {
-            let (src, dst) = if dumbbell {
-                add_pair(&mut sim, &access[gi], &format!("{idx}"), spec.reverse.unwrap_or(false))
-            } else {
-                let p = format!("flows[{gi}]");
-                dumbbell_fields_unset(&p, &AccessFields::of_flow(spec), spec.reverse)?;
-                graph_endpoints(sc, spec.src.as_deref(), spec.dst.as_deref(), &p)?
-            };
-            let start = if g.spread > SimTime::ZERO {
-                SimTime(g.start.0 + start_rng.gen_range(0..=g.spread.0))
-            } else {
-                g.start
-            };
-            let cc = cc::build(&g.cc_name, &g.params).expect("validated above");
-            let group = spec.name.clone().unwrap_or_else(|| format!("{}{}", g.cc_name, gi));
-            sim.add_flow(FlowSetup {
-                name: format!("{group}.{k}"),
-                group,
-                cc_name: g.cc_name.clone(),
-                src,
-                dst,
-                tcp: g.tcp,
-                receiver: g.rcv,
-                cc,
-                start,
-                stop: g.stop,
-                size_pkts: g.size_pkts,
-                overhead: g.overhead,
-                rng: stream_rng(seed, rng::stream::SEND_OVERHEAD, idx as u64),
-            })
-            .map_err(|e| err(format!("flows[{gi}]"), e.0, "endpoints connected by links"))?;
-            idx += 1;
-        }
+    // The topology (found by its kind), then each traffic source in the registry's order.
+    let settings = source::Settings { groups, udps, web };
+    let counts: Vec<u32> = settings.groups.iter().map(|g| g.count).collect();
+    let mut net = topology::build(&TopologyInput { sc, counts: &counts, pkt_size, seed })?;
+    let input = source::SourceInput::new(sc, seed, duration, &settings);
+    for e in source::REGISTRY.entries() {
+        (e.build)(&input, &mut net)?;
     }
-
-    // UDP sources.
-    let mut uidx = 0u32;
-    for (ui, (u, spec)) in udps.iter().zip(&sc.udp).enumerate() {
-        let p = format!("udp[{ui}]");
-        let acc = if dumbbell {
-            let AccessCore { b_rate, b_delay } = access_core(sc)?;
-            Some(dumbbell_access(&p, &AccessFields::of_udp(spec), b_rate, b_delay)?)
-        } else {
-            dumbbell_fields_unset(&p, &AccessFields::of_udp(spec), spec.reverse)?;
-            None
-        };
-        for k in 0..u.count {
-            let (src, dst) = match &acc {
-                Some(a) => add_pair(&mut sim, a, &format!("u{uidx}"), spec.reverse.unwrap_or(false)),
-                None => graph_endpoints(sc, spec.src.as_deref(), spec.dst.as_deref(), &p)?,
-            };
-            let group = spec.name.clone().unwrap_or_else(|| format!("udp{ui}"));
-            let flow = UdpFlow {
-                name: format!("{group}.{k}"),
-                group,
-                path: Vec::new(),
-                size: u.size,
-                interval: u.rate.tx_time(u.size),
-                start: u.start,
-                stop: u.stop,
-                on_off: u.on_off,
-                rng: stream_rng(seed, rng::stream::UDP, uidx as u64),
-                on_until: SimTime::MAX,
-                seq: 0,
-                sent: 0,
-                received: 0,
-                received_bytes: 0,
-                drops: 0,
-            };
-            sim.add_udp(flow, src, dst).map_err(|e| err(&p, e.0, "endpoints connected by links"))?;
-            uidx += 1;
-        }
-    }
-
-    // Web traffic: servers left, clients right, the schedule drawn up front.
-    if let (Some(w), Some(spec)) = (web, &sc.web) {
-        let AccessCore { b_rate, .. } = access_core(sc)?;
-        let mut host_rng = stream_rng(seed, rng::stream::WEB, 0);
-        let ten_x = Rate(b_rate.0.saturating_mul(10));
-        let one_ms = OneOrRange::One("1ms".into());
-        let mut servers = Vec::new();
-        for i in 0..w.servers {
-            let r = match &spec.server_rate {
-                None => ten_x,
-                Some(x) => traffic::draw_rate("web.server_rate", x, &mut host_rng)?,
-            };
-            let d =
-                traffic::draw_time("web.server_delay", spec.server_delay.as_ref().unwrap_or(&one_ms), &mut host_rng)?;
-            servers.push(add_host(&mut sim, 0, r, d, Capacity::Unlimited, &format!("ws{i}")));
-        }
-        let mut clients = Vec::new();
-        for i in 0..w.clients {
-            let r = match &spec.client_rate {
-                None => ten_x,
-                Some(x) => traffic::draw_rate("web.client_rate", x, &mut host_rng)?,
-            };
-            let d =
-                traffic::draw_time("web.client_delay", spec.client_delay.as_ref().unwrap_or(&one_ms), &mut host_rng)?;
-            clients.push(add_host(&mut sim, 1, r, d, Capacity::Unlimited, &format!("wc{i}")));
-        }
-        let objects = schedule(&w.cfg, &mut stream_rng(seed, rng::stream::WEB, 1), duration);
-        sim.web = Some(WebState::new(objects, servers, clients, w.tcp, w.rcv, w.cc_name, w.params));
-    }
+    let Network { mut sim, bdp_pkts, .. } = net;
     sim.sample_interval = sample_interval;
     sim.warmup = warmup;
     Ok(Built { sim, duration, seed, bdp_pkts })

@@ -1,30 +1,98 @@
-//! The topologies: a dumbbell (per-group access links around one bottleneck) and a general graph.
+//! The dumbbell: two routers joined by a bottleneck (both directions), and a
+//! sender and a receiver per flow attached by access links of their own, so
+//! each flow group can have its own round-trip time (ns-2's usual set-up for
+//! the papers' experiments).
+//!
+//! Parameters (`[topology]`): `bottleneck = { rate, delay, buffer, queue, queue_params,
+//! reverse_buffer, loss }` and `bdp_rtt`; per flow or UDP group: `rtt` or `access_delay`,
+//! `access_rate`, `receiver_rate`, `receiver_delay`, `access_buffer`, `reverse`.
 
-use super::*;
+use super::{Network, Place, TopologyInput};
+use crate::net::Link;
+use crate::queue::{droptail::DropTail, Capacity};
+use crate::scenario::kit::{buffer, capacity, err, loss_model, make_queue, rate, time, QueueSite};
+use crate::scenario::{FlowGroup, Scenario, ScenarioError, UdpGroup};
+use crate::sim::Simulation;
+use crate::units::{BufferSize, Rate, SimTime};
+
+/// The registry's constructor (`kind = "dumbbell"`).
+pub fn build(t: &TopologyInput) -> Result<Network, ScenarioError> {
+    let (sim, bdp, access) = build_dumbbell(t.sc, t.counts, t.pkt_size, t.seed)?;
+    let AccessCore { b_rate, .. } = access_core(t.sc)?;
+    Ok(Network { sim, bdp_pkts: Some(bdp), place: Box::new(Dumbbell { access, b_rate, udp: None }) })
+}
+
+/// Where a dumbbell puts the ends of each flow.
+struct Dumbbell {
+    /// Each flow group's access links.
+    access: Vec<Access>,
+    /// The bottleneck's rate (web hosts' default is ten times it).
+    b_rate: Rate,
+    /// The access links of the UDP group being placed.
+    udp: Option<Access>,
+}
+
+impl Place for Dumbbell {
+    fn tcp_pair(
+        &mut self,
+        sim: &mut Simulation,
+        sc: &Scenario,
+        gi: usize,
+        idx: u32,
+    ) -> Result<(u32, u32), ScenarioError> {
+        Ok(add_pair(sim, &self.access[gi], &format!("{idx}"), sc.flows[gi].reverse.unwrap_or(false)))
+    }
+
+    fn udp_group(&mut self, sc: &Scenario, ui: usize) -> Result<(), ScenarioError> {
+        let AccessCore { b_rate, b_delay } = access_core(sc)?;
+        let spec = &sc.udp[ui];
+        self.udp = Some(dumbbell_access(&format!("udp[{ui}]"), &AccessFields::of_udp(spec), b_rate, b_delay)?);
+        Ok(())
+    }
+
+    fn udp_pair(
+        &mut self,
+        sim: &mut Simulation,
+        sc: &Scenario,
+        ui: usize,
+        idx: u32,
+    ) -> Result<(u32, u32), ScenarioError> {
+        let a = self.udp.as_ref().expect("udp_group is called first");
+        Ok(add_pair(sim, a, &format!("u{idx}"), sc.udp[ui].reverse.unwrap_or(false)))
+    }
+
+    fn host_rate(&self) -> Option<Rate> {
+        Some(Rate(self.b_rate.0.saturating_mul(10)))
+    }
+
+    fn add_host(&mut self, sim: &mut Simulation, right: bool, r: Rate, d: SimTime, name: &str) -> u32 {
+        add_host(sim, right as u32, r, d, Capacity::Unlimited, name)
+    }
+}
 
 /// The access links of one dumbbell host pair.
 #[derive(Clone, Copy, Debug)]
-pub(super) struct Access {
-    pub(super) rate: Rate,
-    pub(super) delay: SimTime,
-    pub(super) rrate: Rate,
-    pub(super) rdelay: SimTime,
+pub struct Access {
+    pub rate: Rate,
+    pub delay: SimTime,
+    pub rrate: Rate,
+    pub rdelay: SimTime,
     /// Capacity of each access link's DropTail queue.
-    pub(super) buf: Capacity,
+    pub buf: Capacity,
 }
 
 /// The access fields a flow or UDP group may set.
-pub(super) struct AccessFields<'a> {
-    pub(super) rtt: Option<&'a str>,
-    pub(super) access_rate: Option<&'a str>,
-    pub(super) access_delay: Option<&'a str>,
-    pub(super) receiver_rate: Option<&'a str>,
-    pub(super) receiver_delay: Option<&'a str>,
-    pub(super) access_buffer: Option<&'a str>,
+pub struct AccessFields<'a> {
+    pub rtt: Option<&'a str>,
+    pub access_rate: Option<&'a str>,
+    pub access_delay: Option<&'a str>,
+    pub receiver_rate: Option<&'a str>,
+    pub receiver_delay: Option<&'a str>,
+    pub access_buffer: Option<&'a str>,
 }
 
 impl<'a> AccessFields<'a> {
-    pub(super) fn of_flow(g: &'a FlowGroup) -> Self {
+    pub fn of_flow(g: &'a FlowGroup) -> Self {
         AccessFields {
             rtt: g.rtt.as_deref(),
             access_rate: g.access_rate.as_deref(),
@@ -35,7 +103,7 @@ impl<'a> AccessFields<'a> {
         }
     }
 
-    pub(super) fn of_udp(u: &'a UdpGroup) -> Self {
+    pub fn of_udp(u: &'a UdpGroup) -> Self {
         AccessFields {
             rtt: None,
             access_rate: u.access_rate.as_deref(),
@@ -48,12 +116,12 @@ impl<'a> AccessFields<'a> {
 }
 
 /// The bottleneck's rate and delay.
-pub(super) struct AccessCore {
-    pub(super) b_rate: Rate,
-    pub(super) b_delay: SimTime,
+pub struct AccessCore {
+    pub b_rate: Rate,
+    pub b_delay: SimTime,
 }
 
-pub(super) fn access_core(sc: &Scenario) -> Result<AccessCore, ScenarioError> {
+pub fn access_core(sc: &Scenario) -> Result<AccessCore, ScenarioError> {
     let b = sc
         .topology
         .bottleneck
@@ -65,12 +133,7 @@ pub(super) fn access_core(sc: &Scenario) -> Result<AccessCore, ScenarioError> {
     })
 }
 
-pub(super) fn dumbbell_access(
-    p: &str,
-    f: &AccessFields,
-    b_rate: Rate,
-    b_delay: SimTime,
-) -> Result<Access, ScenarioError> {
+pub fn dumbbell_access(p: &str, f: &AccessFields, b_rate: Rate, b_delay: SimTime) -> Result<Access, ScenarioError> {
     let one_ms = SimTime::from_millis(1);
     let a_rate = match f.access_rate {
         None => Rate(b_rate.0.saturating_mul(10)),
@@ -114,7 +177,7 @@ pub(super) fn dumbbell_access(
 }
 
 /// Adds a host attached to `router` (0: left, 1: right) by a duplex access link.
-pub(super) fn add_host(sim: &mut Simulation, router: u32, r: Rate, d: SimTime, buf: Capacity, name: &str) -> u32 {
+pub fn add_host(sim: &mut Simulation, router: u32, r: Rate, d: SimTime, buf: Capacity, name: &str) -> u32 {
     let h = sim.add_node();
     let side = if router == 0 { "r1" } else { "r2" };
     for (n, from, to) in [(format!("{name}->{side}"), h, router), (format!("{side}->{name}"), router, h)] {
@@ -126,7 +189,7 @@ pub(super) fn add_host(sim: &mut Simulation, router: u32, r: Rate, d: SimTime, b
 }
 
 /// Adds a sender on the left and a receiver on the right; `reverse` swaps the roles.
-pub(super) fn add_pair(sim: &mut Simulation, a: &Access, name: &str, reverse: bool) -> (u32, u32) {
+pub fn add_pair(sim: &mut Simulation, a: &Access, name: &str, reverse: bool) -> (u32, u32) {
     let s = add_host(sim, 0, a.rate, a.delay, a.buf, &format!("s{name}"));
     let d = add_host(sim, 1, a.rrate, a.rdelay, a.buf, &format!("d{name}"));
     if reverse {
@@ -136,10 +199,11 @@ pub(super) fn add_pair(sim: &mut Simulation, a: &Access, name: &str, reverse: bo
     }
 }
 
-/// The routers, the bottleneck both ways; returns the BDP in packets and each flow group's access.
-pub(super) fn build_dumbbell(
+/// The routers, the bottleneck both ways; returns the BDP in packets and each flow group's access
+/// (`counts`: the flows in each group, which weigh the mean RTT that defines one BDP).
+pub fn build_dumbbell(
     sc: &Scenario,
-    groups: &[GroupSettings],
+    counts: &[u32],
     pkt_size: u32,
     seed: u64,
 ) -> Result<(Simulation, f64, Vec<Access>), ScenarioError> {
@@ -175,9 +239,9 @@ pub(super) fn build_dumbbell(
     let mean_rtt = {
         let mut sum = 0f64;
         let mut n = 0f64;
-        for (g, a) in groups.iter().zip(&access) {
-            sum += 2.0 * (a.delay + b_delay + a.rdelay).secs_f64() * g.count as f64;
-            n += g.count as f64;
+        for (&count, a) in counts.iter().zip(&access) {
+            sum += 2.0 * (a.delay + b_delay + a.rdelay).secs_f64() * count as f64;
+            n += count as f64;
         }
         // Without TCP flows: the bottleneck's own round trip plus 1 ms access links.
         if n > 0.0 {
@@ -227,108 +291,4 @@ pub(super) fn build_dumbbell(
         sim.monitored.push(rl);
     }
     Ok((sim, bdp_pkts, access))
-}
-
-pub(super) fn node_index(sc: &Scenario, field: &str, name: &str) -> Result<u32, ScenarioError> {
-    let nodes = sc.topology.nodes.as_deref().unwrap_or(&[]);
-    nodes
-        .iter()
-        .position(|n| n == name)
-        .map(|i| i as u32)
-        .ok_or_else(|| err(field, name, format!("a node in topology.nodes: {}", nodes.join(", "))))
-}
-
-/// On a graph, the dumbbell's access fields mean nothing: refuse them rather than ignore them.
-pub(super) fn dumbbell_fields_unset(p: &str, f: &AccessFields, reverse: Option<bool>) -> Result<(), ScenarioError> {
-    let set = [
-        ("rtt", f.rtt),
-        ("access_rate", f.access_rate),
-        ("access_delay", f.access_delay),
-        ("receiver_rate", f.receiver_rate),
-        ("receiver_delay", f.receiver_delay),
-        ("access_buffer", f.access_buffer),
-    ];
-    for (name, v) in set {
-        if let Some(v) = v {
-            return Err(err(
-                format!("{p}.{name}"),
-                v,
-                "nothing on a graph topology (dumbbell only): set the links instead",
-            ));
-        }
-    }
-    if let Some(r) = reverse {
-        return Err(err(
-            format!("{p}.reverse"),
-            r.to_string(),
-            "nothing on a graph topology (dumbbell only): swap src and dst",
-        ));
-    }
-    Ok(())
-}
-
-pub(super) fn graph_endpoints(
-    sc: &Scenario,
-    src: Option<&str>,
-    dst: Option<&str>,
-    p: &str,
-) -> Result<(u32, u32), ScenarioError> {
-    let src = src.ok_or_else(|| err(format!("{p}.src"), "(missing)", "a node name"))?;
-    let dst = dst.ok_or_else(|| err(format!("{p}.dst"), "(missing)", "a node name"))?;
-    let s = node_index(sc, &format!("{p}.src"), src)?;
-    let d = node_index(sc, &format!("{p}.dst"), dst)?;
-    if s == d {
-        return Err(err(format!("{p}.dst"), dst, "a node other than src"));
-    }
-    Ok((s, d))
-}
-
-pub(super) fn build_graph(sc: &Scenario, pkt_size: u32, seed: u64) -> Result<Simulation, ScenarioError> {
-    let t = &sc.topology;
-    if t.bottleneck.is_some() {
-        return Err(err("topology.bottleneck", "(set)", "a bottleneck only with kind = \"dumbbell\"; use links"));
-    }
-    let nodes = t.nodes.as_ref().ok_or_else(|| err("topology.nodes", "(missing)", "a list of node names"))?;
-    if nodes.is_empty() {
-        return Err(err("topology.nodes", "[]", "at least two node names"));
-    }
-    for (i, n) in nodes.iter().enumerate() {
-        if nodes[..i].contains(n) {
-            return Err(err(format!("topology.nodes[{i}]"), n, "unique node names"));
-        }
-    }
-    let links = t.links.as_ref().ok_or_else(|| err("topology.links", "(missing)", "a list of links"))?;
-    let mut sim = Simulation::new(nodes.len());
-    for (i, l) in links.iter().enumerate() {
-        let p = format!("topology.links[{i}]");
-        let from = node_index(sc, &format!("{p}.from"), &l.from)?;
-        let to = node_index(sc, &format!("{p}.to"), &l.to)?;
-        if from == to {
-            return Err(err(format!("{p}.to"), &l.to, "a node other than from"));
-        }
-        let r = rate(&format!("{p}.rate"), &l.rate)?;
-        let d = time(&format!("{p}.delay"), &l.delay)?;
-        let buf = buffer(&format!("{p}.buffer"), l.buffer.as_deref().unwrap_or("unlimited"))?;
-        let cap = capacity(buf, None, &format!("{p}.buffer"))?;
-        let ends = if l.duplex.unwrap_or(true) { vec![(from, to), (to, from)] } else { vec![(from, to)] };
-        for (a, b) in ends {
-            let link_index = sim.links.len() as u64;
-            let q = make_queue(&QueueSite {
-                field: &format!("{p}.queue"),
-                kind: l.queue.as_deref(),
-                params: l.queue_params.as_ref(),
-                cap,
-                rate: r,
-                pkt_size,
-                seed,
-                link_index,
-            })?;
-            let name = format!("{}->{}", nodes[a as usize], nodes[b as usize]);
-            let mut link = Link::new(name, a, b, r, d, q);
-            link.loss = loss_model(&format!("{p}.loss"), l.loss, seed, link_index)?;
-            let li = sim.add_link(link);
-            sim.monitored.push(li);
-        }
-    }
-    Ok(sim)
 }
