@@ -6,8 +6,9 @@
 
 Each size runs in two fresh processes. The first times the core alone: "build" is
 one `_core.Sim(...)` (JSON parse, validation, topology, routes, flows), "simulate"
-the run of the simulated second, "peak MiB" the process's peak resident memory
-(about 14 MiB of it is the interpreter). The second times `cclab.run` end to end;
+the run of the simulated second, "peak MiB" the process's peak resident memory and
+"added MiB" what the simulation added to the peak reached by importing cclab (about
+100 MiB: the interpreter, numpy, pandas). The second times `cclab.run` end to end;
 "run - simulate" is what a run spends outside the event loop (parse, build,
 results), which is the figure the double build used to inflate. Nothing is
 asserted: machines are noisy; compare figures taken in one session.
@@ -32,13 +33,15 @@ _CORE = """
 import json, resource, sys, time
 from cclab import _core
 sc = json.loads(sys.argv[1])
+base_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 t0 = time.perf_counter()
 sim = _core.Sim(json.dumps(sc), 1)
 t1 = time.perf_counter()
 sim.run_until(sim.duration)
 t2 = time.perf_counter()
 peak_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-print(json.dumps({"build": t1 - t0, "simulate": t2 - t1, "peak_mib": peak_kib / 1024, "events": sim.events}))
+print(json.dumps({"build": t1 - t0, "simulate": t2 - t1, "peak_mib": peak_kib / 1024,
+                  "added_mib": (peak_kib - base_kib) / 1024, "events": sim.events}))
 """
 
 _RUN = """
@@ -66,7 +69,7 @@ def main() -> None:
     ap.add_argument("--no-run", action="store_true", help="time the core only, not cclab.run end to end")
     args = ap.parse_args()
     print(f"load average {os.getloadavg()[0]:.1f}; CUBIC on 10 Gbit/s, 1 s simulated", flush=True)
-    head = f"{'flows':>8} {'build s':>9} {'simulate s':>11} {'peak MiB':>9} {'events':>11}"
+    head = f"{'flows':>8} {'build s':>9} {'simulate s':>11} {'peak MiB':>9} {'added MiB':>10} {'events':>11}"
     if not args.no_run:
         head += f" {'cclab.run s':>12} {'run - simulate s':>17}"
     print(head, flush=True)
@@ -74,7 +77,7 @@ def main() -> None:
         sc = json.loads(json.dumps(SCENARIO))
         sc["flows"][0]["count"] = n
         c = _child(_CORE, sc)
-        line = f"{n:>8} {c['build']:>9.3f} {c['simulate']:>11.3f} {c['peak_mib']:>9.1f} {c['events']:>11}"
+        line = f"{n:>8} {c['build']:>9.3f} {c['simulate']:>11.3f} {c['peak_mib']:>9.1f} {c['added_mib']:>10.1f} {c['events']:>11}"
         if not args.no_run:
             r = _child(_RUN, sc)
             line += f" {r['run']:>12.3f} {r['run'] - r['simulate']:>17.3f}"

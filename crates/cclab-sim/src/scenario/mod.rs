@@ -155,13 +155,18 @@ fn build(sc: &Scenario, seed: u64) -> Result<Built, ScenarioError> {
     let mut start_rng = stream_rng(seed, rng::stream::FLOW_START, 0);
     let mut idx = 0u32;
     for (gi, (g, spec)) in groups.iter().zip(&sc.flows).enumerate() {
+        // A group's endpoints on a graph are the same for all its flows: looked up
+        // once, at its first flow (a group of none is not checked, as before).
+        let mut ends: Option<(u32, u32)> = None;
         for k in 0..g.count {
             let (src, dst) = if dumbbell {
                 add_pair(&mut sim, &access[gi], &format!("{idx}"), spec.reverse.unwrap_or(false))
+            } else if let Some(e) = ends {
+                e
             } else {
                 let p = format!("flows[{gi}]");
                 dumbbell_fields_unset(&p, &AccessFields::of_flow(spec), spec.reverse)?;
-                graph_endpoints(sc, spec.src.as_deref(), spec.dst.as_deref(), &p)?
+                *ends.insert(graph_endpoints(sc, spec.src.as_deref(), spec.dst.as_deref(), &p)?)
             };
             let start = if g.spread > SimTime::ZERO {
                 SimTime(g.start.0 + start_rng.gen_range(0..=g.spread.0))
@@ -201,10 +206,12 @@ fn build(sc: &Scenario, seed: u64) -> Result<Built, ScenarioError> {
             dumbbell_fields_unset(&p, &AccessFields::of_udp(spec), spec.reverse)?;
             None
         };
+        let mut ends: Option<(u32, u32)> = None;
         for k in 0..u.count {
-            let (src, dst) = match &acc {
-                Some(a) => add_pair(&mut sim, a, &format!("u{uidx}"), spec.reverse.unwrap_or(false)),
-                None => graph_endpoints(sc, spec.src.as_deref(), spec.dst.as_deref(), &p)?,
+            let (src, dst) = match (&acc, ends) {
+                (Some(a), _) => add_pair(&mut sim, a, &format!("u{uidx}"), spec.reverse.unwrap_or(false)),
+                (None, Some(e)) => e,
+                (None, None) => *ends.insert(graph_endpoints(sc, spec.src.as_deref(), spec.dst.as_deref(), &p)?),
             };
             let group = spec.name.clone().unwrap_or_else(|| format!("udp{ui}"));
             let flow = UdpFlow {
