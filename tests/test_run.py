@@ -186,3 +186,34 @@ def test_graph_parking_lot_samples_every_link_and_the_long_flow_gets_least(quick
     assert set(r.queue_series["link"]) == set(r.links["link"])
     gp = r.flows.set_index("name")["goodput_bps"]
     assert gp["long.0"] < gp["cross1.0"] and gp["long.0"] < gp["cross2.0"]
+
+
+def test_a_run_parses_and_builds_its_scenario_once(quick, monkeypatch):
+    # The simulation a run advances is the one build of its scenario: no separate
+    # `check` before it (which built the whole simulation too), no second Sim.
+    calls = {"Sim": 0, "check_scenario": 0}
+    real_sim, real_check = _core.Sim, _core.check_scenario
+
+    def counting_sim(*args):
+        calls["Sim"] += 1
+        return real_sim(*args)
+
+    def counting_check(*args):
+        calls["check_scenario"] += 1
+        return real_check(*args)
+
+    monkeypatch.setattr(_core, "Sim", counting_sim)
+    monkeypatch.setattr(_core, "check_scenario", counting_check)
+    quick["duration"] = "1s"
+    r = cclab.run(quick, seed=3)
+    assert calls == {"Sim": 1, "check_scenario": 0}
+    # What the result records is what `check` normalizes the scenario to.
+    assert r.scenario == cclab.check(quick, 3)
+    assert calls["check_scenario"] == 1
+
+
+def test_an_invalid_scenario_fails_the_run_with_the_field_named(quick):
+    quick["flows"][0]["rtt"] = "80 parsecs"
+    with pytest.raises(cclab.ScenarioError) as e:
+        cclab.run(quick)
+    assert e.value.field == "flows[0].rtt"

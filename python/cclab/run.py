@@ -14,7 +14,7 @@ from typing import Any, Callable, Optional, Union
 
 from . import _core
 from .result import Result
-from .scenario import Scenario, as_scenario, check, resolve_seed
+from .scenario import Scenario, _to_json, as_scenario, resolve_seed
 
 __all__ = ["run", "ProgressCallback", "STEPS"]
 
@@ -46,8 +46,10 @@ def run(
     """
     sc = as_scenario(scenario)
     s = resolve_seed(seed, sc)
-    canonical = check(sc, s)
-    sim = _core.Sim(json.dumps(canonical), s)
+    # Parsing, validating and building are one step in the core, done once: the
+    # normalized scenario the result records comes back from the built simulation.
+    sim = _core.Sim(_to_json(sc), s)
+    canonical: Scenario = json.loads(sim.scenario_json())
     duration = sim.duration
 
     if progress is True:

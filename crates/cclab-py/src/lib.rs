@@ -47,6 +47,8 @@ struct Sim {
     // pyo3 requires a #[pyclass] to be Sync; the core's boxed algorithms and queues are
     // only Send. Every access goes through &mut self or this lock, never contended.
     built: Mutex<Built>,
+    /// The scenario as parsed, defaults of the schema filled in.
+    scenario: Scenario,
 }
 
 impl Sim {
@@ -57,11 +59,18 @@ impl Sim {
 
 #[pymethods]
 impl Sim {
+    /// Parses, validates and builds the scenario: the one build of a run.
     #[new]
     fn new(py: Python<'_>, scenario_json: &str, seed: u64) -> PyResult<Self> {
         let sc = parse(py, scenario_json)?;
-        let built = guard(|| sc.build(seed))?.map_err(|e| scenario_err(py, e))?;
-        Ok(Sim { built: Mutex::new(built) })
+        let built = py.allow_threads(|| guard(|| sc.build(seed)))?.map_err(|e| scenario_err(py, e))?;
+        Ok(Sim { built: Mutex::new(built), scenario: sc })
+    }
+
+    /// The scenario this simulation was built from, normalized, as JSON (what
+    /// `check_scenario` returns for it).
+    fn scenario_json(&self) -> PyResult<String> {
+        guard(|| self.scenario.to_json())
     }
 
     /// Simulated duration, seconds.

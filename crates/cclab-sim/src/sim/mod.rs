@@ -6,7 +6,7 @@ use crate::cc::CongestionControl;
 use crate::cc::{self, Params};
 use crate::engine::{Event, EventQueue};
 use crate::metrics::{FlowSeries, QueueSeries};
-use crate::net::{route, Link};
+use crate::net::{Link, Routes};
 use crate::packet::{Kind, Packet};
 use crate::tcp::{Receiver, ReceiverConfig, Sender, TcpConfig};
 use crate::traffic::udp::UdpFlow;
@@ -14,7 +14,7 @@ use crate::traffic::web::WebObject;
 use crate::units::SimTime;
 use rand::Rng;
 use rand_pcg::Pcg64;
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 
 mod link;
 mod observe;
@@ -171,8 +171,8 @@ pub struct Simulation {
     pub web: Option<WebState>,
     /// Flows whose time series are sampled (all but web objects).
     sampled: Vec<u32>,
-    /// Shortest paths already computed, by (src, dst).
-    routes: HashMap<(u32, u32), Vec<u32>>,
+    /// Shortest-path trees, kept up to date as nodes and links are added.
+    routes: Routes,
 }
 
 impl Simulation {
@@ -197,7 +197,7 @@ impl Simulation {
             udp: Vec::new(),
             web: None,
             sampled: Vec::new(),
-            routes: HashMap::new(),
+            routes: Routes::default(),
         }
     }
 
@@ -207,14 +207,10 @@ impl Simulation {
         (self.n_nodes - 1) as u32
     }
 
-    /// The shortest path from `src` to `dst`, computed once per pair.
+    /// The shortest path from `src` to `dst` (see `net::route` for the tie-breaking),
+    /// from a shortest-path tree cached per source: O(path length) once the tree exists.
     pub fn path(&mut self, src: u32, dst: u32) -> Option<Vec<u32>> {
-        if let Some(p) = self.routes.get(&(src, dst)) {
-            return Some(p.clone());
-        }
-        let p = route(self.n_nodes, &self.links, src, dst)?;
-        self.routes.insert((src, dst), p.clone());
-        Some(p)
+        self.routes.path(self.n_nodes, &self.links, src, dst)
     }
 
     /// Adds a UDP source from `src` to `dst`; returns its index.

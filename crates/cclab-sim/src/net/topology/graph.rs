@@ -17,18 +17,44 @@ pub fn build(t: &TopologyInput) -> Result<Network, ScenarioError> {
     if t.sc.web.is_some() {
         return Err(err("web", "(set)", "web traffic on a dumbbell topology (servers left, clients right)"));
     }
-    Ok(Network { sim: build_graph(t.sc, t.pkt_size, t.seed)?, bdp_pkts: None, place: Box::new(Graph) })
+    Ok(Network { sim: build_graph(t.sc, t.pkt_size, t.seed)?, bdp_pkts: None, place: Box::new(Graph::default()) })
 }
 
 /// Flows on a graph go between the nodes they name.
-struct Graph;
+/// A group's endpoints are the same for all its sources: each is looked up (a linear search over
+/// the node names) once per group, at its first source, not once per source.
+#[derive(Default)]
+struct Graph {
+    /// (UDP?, group index) -> its (sender, receiver) nodes, for the group being placed.
+    last: Option<(bool, usize, (u32, u32))>,
+}
+
+impl Graph {
+    fn cached(
+        &mut self,
+        udp: bool,
+        g: usize,
+        find: impl FnOnce() -> Result<(u32, u32), ScenarioError>,
+    ) -> Result<(u32, u32), ScenarioError> {
+        match self.last {
+            Some((u, i, e)) if u == udp && i == g => Ok(e),
+            _ => {
+                let e = find()?;
+                self.last = Some((udp, g, e));
+                Ok(e)
+            }
+        }
+    }
+}
 
 impl Place for Graph {
     fn tcp_pair(&mut self, _: &mut Simulation, sc: &Scenario, gi: usize, _: u32) -> Result<(u32, u32), ScenarioError> {
-        let p = format!("flows[{gi}]");
-        let spec = &sc.flows[gi];
-        dumbbell_fields_unset(&p, &AccessFields::of_flow(spec), spec.reverse)?;
-        graph_endpoints(sc, spec.src.as_deref(), spec.dst.as_deref(), &p)
+        self.cached(false, gi, || {
+            let p = format!("flows[{gi}]");
+            let spec = &sc.flows[gi];
+            dumbbell_fields_unset(&p, &AccessFields::of_flow(spec), spec.reverse)?;
+            graph_endpoints(sc, spec.src.as_deref(), spec.dst.as_deref(), &p)
+        })
     }
 
     fn udp_group(&mut self, sc: &Scenario, ui: usize) -> Result<(), ScenarioError> {
@@ -37,8 +63,10 @@ impl Place for Graph {
     }
 
     fn udp_pair(&mut self, _: &mut Simulation, sc: &Scenario, ui: usize, _: u32) -> Result<(u32, u32), ScenarioError> {
-        let spec = &sc.udp[ui];
-        graph_endpoints(sc, spec.src.as_deref(), spec.dst.as_deref(), &format!("udp[{ui}]"))
+        self.cached(true, ui, || {
+            let spec = &sc.udp[ui];
+            graph_endpoints(sc, spec.src.as_deref(), spec.dst.as_deref(), &format!("udp[{ui}]"))
+        })
     }
 }
 
