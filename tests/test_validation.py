@@ -128,3 +128,54 @@ def test_scenario_errors_survive_pickling_for_process_pools(quick):
     back = pickle.loads(pickle.dumps(e))
     assert type(back) is ScenarioError
     assert (back.field, back.value, back.accepted, str(back)) == (e.field, e.value, e.accepted, str(e))
+
+
+@pytest.mark.parametrize(
+    "edit, field",
+    [
+        (lambda s: s["flows"][0].update(init_cwnd=1e9), "flows[0].init_cwnd"),
+        (lambda s: s["flows"][0].update(init_cwnd=float("nan")), "flows[0].init_cwnd"),
+        (lambda s: s["flows"][0].update(cc_params={"beta": float("inf")}), "flows[0].cc_params.beta"),
+        (lambda s: s.update(sample_interval="1ps"), "sample_interval"),
+        (lambda s: s.update(udp=[{"rate": "0.5bps"}]), "udp[0].rate"),
+        (lambda s: s.update(udp=[{"rate": "100Gbps"}]), "udp[0].rate"),
+        (lambda s: s["topology"]["bottleneck"].update(buffer="1e308pkts"), "topology.bottleneck.buffer"),
+        (lambda s: s["flows"][0].update(size="1e30B"), "flows[0].size"),
+    ],
+)
+def test_values_that_would_exhaust_memory_or_send_nothing_are_refused(quick, edit, field):
+    edit(quick)
+    with pytest.raises(ScenarioError) as info:
+        cclab.check(quick)
+    assert info.value.field == field, str(info.value)
+
+
+def test_cc_params_values_are_shown_as_written(quick):
+    quick["flows"][0]["cc"] = "reno"
+    quick["flows"][0]["cc_params"] = {"beta": 1e300}
+    e = error_of(quick)
+    assert e.value == "1e300", str(e)
+
+
+def test_a_huge_value_gives_one_bounded_line(quick):
+    quick["topology"]["bottleneck"]["rate"] = "x" * 100_000 + "\n" * 5
+    e = error_of(quick)
+    assert "\n" not in str(e) and len(str(e)) < 700
+    assert e.value.endswith("…")
+
+
+@pytest.mark.parametrize(
+    "data, says",
+    [
+        (b"\xd0\xcf\x11\xe0binary", "not UTF-8"),
+        ('duration = "1s"'.encode("utf-16"), "UTF-16"),
+        (b'duration = "1s"\x00', "NUL"),
+        (b"x" * (16 * 1024 * 1024 + 1), "larger than 16 MiB"),
+    ],
+)
+def test_files_that_are_not_text_are_one_line_errors(tmp_path, data, says):
+    p = tmp_path / "s.toml"
+    p.write_bytes(data)
+    with pytest.raises(ScenarioError) as info:
+        cclab.load_scenario(p)
+    assert says in str(info.value) and "\n" not in str(info.value)

@@ -11,10 +11,11 @@ from __future__ import annotations
 import copy
 import errno
 import json
+import math
 import os
 import re
 from pathlib import Path
-from typing import Any, Dict, Union
+from typing import Any, Dict, Optional, Tuple, Union
 
 from . import _core
 from ._core import ScenarioError
@@ -58,13 +59,54 @@ ScenarioError.__module__ = "cclab._core"
 ScenarioError.__reduce__ = _reduce_error  # type: ignore[method-assign,assignment]
 
 
+#: The longest value shown in an error (as the Rust core's errors), in characters.
+_MAX_VALUE_CHARS = 200
+
+#: The largest scenario file read, bytes: /dev/zero or a stray disk image is refused, not read forever.
+MAX_SCENARIO_BYTES = 16 * 1024 * 1024
+
+
+def _one_line(text: str, limit: int = _MAX_VALUE_CHARS) -> str:
+    """``text`` on one line (control characters and runs of white space as one space), cut with an ellipsis."""
+    flat = " ".join("".join(c if c.isprintable() else " " for c in text).split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
 def scenario_error(field: str, value: Any, accepted: str) -> ScenarioError:
-    """A ScenarioError raised from Python, worded as the Rust core words its own."""
-    e = ScenarioError(f"{field}: invalid value '{value}'; accepted: {accepted}")
+    """A ScenarioError raised from Python, worded as the Rust core words its own: one bounded line."""
+    field, accepted = _one_line(field, 120), _one_line(accepted, 300)
+    text = _one_line(str(value))
+    if text.startswith("(") and text.endswith(")"):
+        e = ScenarioError(f"{field}: {text[1:-1]}; accepted: {accepted}")
+    else:
+        e = ScenarioError(f"{field}: invalid value '{text}'; accepted: {accepted}")
     e.field = field
-    e.value = str(value)
+    e.value = text
     e.accepted = accepted
     return e
+
+
+def _read_scenario_text(p: Path) -> str:
+    """The text of a scenario file: UTF-8, at most MAX_SCENARIO_BYTES, no NUL bytes.
+
+    A binary or UTF-16 file, /dev/zero or a huge file is a ScenarioError of one line (exit 2
+    from the command line), never a traceback or a read without end.
+    """
+    with open(p, "rb") as f:
+        data = f.read(MAX_SCENARIO_BYTES + 1)
+    accepted = f"a TOML scenario file: UTF-8 text of at most {MAX_SCENARIO_BYTES // (1024 * 1024)} MiB"
+    if len(data) > MAX_SCENARIO_BYTES:
+        raise scenario_error(str(p), "(larger than 16 MiB, not a scenario file)", accepted)
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        raise scenario_error(str(p), "(UTF-16 text, not UTF-8)", accepted)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise scenario_error(str(p), f"(not UTF-8 text: byte 0x{data[e.start]:02x} at offset {e.start})", accepted) from None
+    nul = text.find("\x00")
+    if nul >= 0:
+        raise scenario_error(str(p), f"(not text: a NUL byte at offset {nul})", accepted)
+    return text[1:] if text.startswith("\ufeff") else text  # a UTF-8 byte-order mark
 
 
 def load_scenario(path: Union[str, os.PathLike[str]]) -> Scenario:
@@ -80,7 +122,7 @@ def load_scenario(path: Union[str, os.PathLike[str]]) -> Scenario:
     p = Path(path)
     if p.is_dir():
         raise IsADirectoryError(errno.EISDIR, "is a directory, not a scenario file", str(p))
-    text = p.read_text(encoding="utf-8")
+    text = _read_scenario_text(p)
     try:
         result: Scenario = json.loads(_core.scenario_from_toml(text))
     except ScenarioError as e:
@@ -88,8 +130,7 @@ def load_scenario(path: Union[str, os.PathLike[str]]) -> Scenario:
             where = _toml_position(text)
             inner = e.value[1:-1] if e.value.startswith("(") else e.value
             if where:
-                msg = f"{e.field}: {inner} {where}; accepted: {e.accepted}"
-                raise _rebuild_error(msg, e.field, f"({inner} {where})", e.accepted) from None
+                raise scenario_error(e.field, f"({inner} {where})", e.accepted) from None
         raise
     return result
 
@@ -130,10 +171,34 @@ def resolve_seed(seed: Any, scenario: Scenario) -> int:
     return seed
 
 
+def _non_finite(value: Any, path: str = "") -> Optional[Tuple[str, float]]:
+    """The path (``flows[0].init_cwnd``) and value of the first NaN or infinity in a scenario dict."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return path, value
+    if isinstance(value, dict):
+        for k, v in value.items():
+            found = _non_finite(v, f"{path}.{k}" if path else str(k))
+            if found:
+                return found
+    elif isinstance(value, (list, tuple)):
+        for i, v in enumerate(value):
+            found = _non_finite(v, f"{path}[{i}]")
+            if found:
+                return found
+    return None
+
+
 def _to_json(scenario: Scenario) -> str:
     try:
         return json.dumps(scenario, allow_nan=False)
-    except (TypeError, ValueError) as e:
+    except (TypeError, ValueError, RecursionError) as e:
+        # JSON has no NaN or infinity: name the field rather than the encoder's complaint.
+        try:
+            found = _non_finite(scenario) if isinstance(e, ValueError) else None
+        except RecursionError:  # a dict that contains itself
+            found = None
+        if found:
+            raise scenario_error(found[0], found[1], "a finite number (not nan or inf)") from None
         raise scenario_error("(scenario)", f"({e})", "a dict of str, numbers, booleans, lists and dicts") from None
 
 

@@ -15,6 +15,15 @@ use pyo3::types::{PyDict, PyList};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Mutex;
 
+mod memory;
+
+#[global_allocator]
+static ALLOC: memory::Counting = memory::Counting;
+
+/// Events per step of `run_until` between two checks of the memory budget: a step
+/// adds at most a few packets per event, a few tens of megabytes.
+const EVENTS_PER_CHECK: u64 = 200_000;
+
 create_exception!(cclab._core, ScenarioError, PyValueError, "A scenario field failed validation.");
 
 fn scenario_err(py: Python<'_>, e: CoreError) -> PyErr {
@@ -41,6 +50,28 @@ fn parse(py: Python<'_>, scenario_json: &str) -> PyResult<Scenario> {
     guard(|| Scenario::from_json(scenario_json))?.map_err(|e| scenario_err(py, e))
 }
 
+/// `sc`, checked against the memory budget before it is built.
+fn fits(py: Python<'_>, sc: Scenario) -> PyResult<Scenario> {
+    // Setting up a million flows takes gigabytes: refuse what this process cannot hold
+    // before building it, rather than abort half-way.
+    let need = cclab_sim::scenario::setup_bytes(&sc) as usize;
+    if let Some(b) = memory::budget().filter(|&b| need > b) {
+        return Err(scenario_err(
+            py,
+            CoreError::new(
+                "flows",
+                format!("(setting up the scenario's hosts and links needs about {:.2} GB)", need as f64 / 1e9),
+                format!(
+                    "a scenario that fits this process's memory budget of {:.2} GB (fewer flows, UDP sources or web \
+                     hosts; CCLAB_MEMORY_LIMIT sets the budget)",
+                    b as f64 / 1e9
+                ),
+            ),
+        ));
+    }
+    Ok(sc)
+}
+
 /// One simulation, advanced in steps so Python can show progress and stay interruptible.
 #[pyclass(module = "cclab._core")]
 struct Sim {
@@ -49,6 +80,10 @@ struct Sim {
     built: Mutex<Built>,
     /// The scenario as parsed, defaults of the schema filled in.
     scenario: Scenario,
+    /// Bytes the run may hold (see memory.rs); `None`: no budget.
+    budget: Option<usize>,
+    /// The step of simulated time between two checks of the budget, adapted to the event rate.
+    step: SimTime,
 }
 
 impl Sim {
@@ -62,9 +97,9 @@ impl Sim {
     /// Parses, validates and builds the scenario: the one build of a run.
     #[new]
     fn new(py: Python<'_>, scenario_json: &str, seed: u64) -> PyResult<Self> {
-        let sc = parse(py, scenario_json)?;
+        let sc = fits(py, parse(py, scenario_json)?)?;
         let built = py.allow_threads(|| guard(|| sc.build(seed)))?.map_err(|e| scenario_err(py, e))?;
-        Ok(Sim { built: Mutex::new(built), scenario: sc })
+        Ok(Sim { built: Mutex::new(built), scenario: sc, budget: memory::budget(), step: SimTime(1_000_000) })
     }
 
     /// The scenario this simulation was built from, normalized, as JSON (what
@@ -103,7 +138,50 @@ impl Sim {
         }
         let built = self.built.get_mut().unwrap_or_else(|e| e.into_inner());
         let until = SimTime::from_secs_f64(t).min(built.duration);
-        py.allow_threads(|| guard(|| built.sim.run_until(until)))
+        let (budget, step) = (self.budget, &mut self.step);
+        // In steps, so a queue that grows without bound stops the run before memory runs
+        // out. Running to `until` in steps handles the same events in the same order as
+        // one call: only events up to each step's end are taken.
+        let over = py.allow_threads(|| {
+            guard(|| loop {
+                let sim = &mut built.sim;
+                let end = SimTime(sim.now().0.saturating_add(step.0)).min(until);
+                let before = sim.events_handled;
+                sim.run_until(end);
+                let n = sim.events_handled - before;
+                if n < EVENTS_PER_CHECK / 4 && step.0 < u64::MAX / 2 {
+                    step.0 *= 2;
+                } else if n > EVENTS_PER_CHECK {
+                    step.0 = (step.0 / 2).max(1);
+                }
+                if let Some(b) = budget.filter(|&b| memory::live() > b) {
+                    return Some(b);
+                }
+                if end >= until {
+                    return None;
+                }
+            })
+        })?;
+        match over {
+            None => Ok(()),
+            Some(b) => {
+                let now = built.sim.now();
+                Err(scenario_err(
+                    py,
+                    CoreError::new(
+                        "run",
+                        format!(
+                            "(the simulation's memory passed this process's budget of {:.2} GB at {now} of {}: a queue \
+                             grows without bound)",
+                            b as f64 / 1e9,
+                            built.duration
+                        ),
+                        "finite buffers where packets arrive faster than they leave (buffer, access_buffer, a graph \
+                         link's buffer), lower rates or a shorter duration; CCLAB_MEMORY_LIMIT sets the budget",
+                    ),
+                ))
+            }
+        }
     }
 
     /// The results so far, as {table: {column: array}} plus "summary": {name: value}.
@@ -147,7 +225,7 @@ fn output_to_py(py: Python<'_>, out: RunOutput) -> PyResult<Bound<'_, PyDict>> {
 /// Validates a scenario given as JSON; returns it normalized, as JSON.
 #[pyfunction]
 fn check_scenario(py: Python<'_>, scenario_json: &str, seed: u64) -> PyResult<String> {
-    let sc = parse(py, scenario_json)?;
+    let sc = fits(py, parse(py, scenario_json)?)?;
     guard(|| sc.build(seed).map(|_| ()))?.map_err(|e| scenario_err(py, e))?;
     Ok(sc.to_json())
 }

@@ -148,11 +148,11 @@ pub fn parse_rate(s: &str) -> Result<Rate, UnitError> {
         "Tbps" => 1e12,
         _ => return Err(err),
     };
-    let bps = (v * scale).round();
-    if !(1.0..1e18).contains(&bps) {
+    // Checked before rounding: "0.5bps" would round up to a rate nobody wrote.
+    if !(1.0..1e18).contains(&(v * scale)) {
         return Err(UnitError { accepted: "a rate from 1bps to 1000Pbps, e.g. \"100Mbps\"" });
     }
-    Ok(Rate(bps as u64))
+    Ok(Rate((v * scale).round() as u64))
 }
 
 /// Parses a size in bytes such as `"1500B"` or `"64KB"`.
@@ -173,8 +173,18 @@ pub fn parse_bytes(s: &str) -> Result<u64, UnitError> {
     if v < 0.0 {
         return Err(UnitError { accepted: "a size >= 0" });
     }
+    // Beyond this an f64 no longer holds every byte count, and a cast would saturate:
+    // "1e30B" would silently mean 18 EB.
+    if v * scale > MAX_BYTES as f64 {
+        return Err(UnitError { accepted: "a size up to 1PB (1e15B)" });
+    }
     Ok((v * scale).round() as u64)
 }
+
+/// The largest size in bytes a scenario may give.
+pub const MAX_BYTES: u64 = 1_000_000_000_000_000;
+/// The largest buffer in packets: "1e308pkts" would otherwise saturate and silently mean unlimited.
+pub const MAX_BUFFER_PKTS: u64 = 1_000_000_000_000;
 
 /// A queue capacity as the user wrote it, resolved once the BDP is known.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -204,8 +214,12 @@ pub fn parse_buffer(s: &str) -> Result<BufferSize, UnitError> {
             if v.fract() != 0.0 {
                 return Err(UnitError { accepted: "a whole number of packets" });
             }
+            if v > MAX_BUFFER_PKTS as f64 {
+                return Err(UnitError { accepted: "a buffer up to 1e12pkts, or \"unlimited\"" });
+            }
             Ok(BufferSize::Packets(v as u64))
         }
+        "bdp" | "BDP" if v > 1e6 => Err(UnitError { accepted: "a buffer up to 1e6bdp, or \"unlimited\"" }),
         "bdp" | "BDP" => Ok(BufferSize::Bdp(v)),
         _ => parse_bytes(t).map(BufferSize::Bytes).map_err(|_| err),
     }
@@ -231,6 +245,19 @@ mod tests {
         assert_eq!(parse_rate("10Gbps").unwrap(), Rate(10_000_000_000));
         assert!(parse_rate("100Mbs").is_err());
         assert!(parse_rate("0Mbps").is_err());
+        // Not rounded up to 1bps.
+        assert!(parse_rate("0.5bps").is_err());
+        assert_eq!(parse_rate("1.5bps").unwrap(), Rate(2));
+    }
+
+    #[test]
+    fn sizes_and_buffers_that_would_overflow_are_refused() {
+        assert!(parse_bytes("1e30B").is_err());
+        assert_eq!(parse_bytes("1e15B").unwrap(), MAX_BYTES);
+        assert!(parse_buffer("1e308pkts").is_err());
+        assert!(parse_buffer("1e13pkts").is_err());
+        assert_eq!(parse_buffer("1e12pkts").unwrap(), BufferSize::Packets(MAX_BUFFER_PKTS));
+        assert!(parse_buffer("1e300bdp").is_err());
     }
 
     #[test]

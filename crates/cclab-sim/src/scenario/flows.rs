@@ -27,7 +27,9 @@ pub(super) fn group_settings(g: &FlowGroup, p: &str, duration: SimTime) -> Resul
         if e.param.is_empty() {
             err(format!("{p}.cc"), &g.cc, e.accepted)
         } else {
-            err(format!("{p}.cc_params.{}", e.param), e.value, e.accepted)
+            // The value as written (1e300, not its 301 digits).
+            let written = params.get(&e.param).map(|v| schema::num(*v)).unwrap_or(e.value);
+            err(format!("{p}.cc_params.{}", e.param), written, e.accepted)
         }
     })?;
     let recovery = match &g.recovery {
@@ -55,17 +57,23 @@ pub(super) fn group_settings(g: &FlowGroup, p: &str, duration: SimTime) -> Resul
         return Err(err(format!("{p}.ack_size"), g.ack_size.clone().unwrap_or_default(), "20B to 65535B"));
     }
     let init_cwnd = g.init_cwnd.unwrap_or(2.0);
-    if !(1.0..=1e9).contains(&init_cwnd) {
-        return Err(err(format!("{p}.init_cwnd"), init_cwnd, "a number of packets from 1 to 1e9"));
+    // The whole initial window leaves at once: bounded by the run's packet budget.
+    if !(1.0..=limits::PACKET_BUDGET as f64).contains(&init_cwnd) {
+        return Err(err(
+            format!("{p}.init_cwnd"),
+            schema::num(init_cwnd),
+            format!("a number of packets from 1 to {} (the per-run packet budget)", limits::PACKET_BUDGET),
+        ));
     }
+    // Unset is unlimited; a written value is a finite number (TOML can write `inf`).
     let init_ssthresh = g.init_ssthresh.unwrap_or(f64::INFINITY);
-    if init_ssthresh.is_nan() || init_ssthresh < 2.0 {
-        return Err(err(format!("{p}.init_ssthresh"), init_ssthresh, "a number of packets >= 2"));
+    if g.init_ssthresh.is_some_and(|v| !v.is_finite()) || init_ssthresh.is_nan() || init_ssthresh < 2.0 {
+        return Err(err(format!("{p}.init_ssthresh"), schema::num(init_ssthresh), "a finite number of packets >= 2"));
     }
     let rwnd = match g.rwnd {
         None => u64::MAX,
         Some(w) if (1.0..=1e12).contains(&w) && w.fract() == 0.0 => w as u64,
-        Some(w) => return Err(err(format!("{p}.rwnd"), w, "a whole number of packets from 1 to 1e12")),
+        Some(w) => return Err(err(format!("{p}.rwnd"), schema::num(w), "a whole number of packets from 1 to 1e12")),
     };
     let dupthresh = g.dupthresh.unwrap_or(3);
     if !(1..=1000).contains(&dupthresh) {

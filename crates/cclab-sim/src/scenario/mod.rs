@@ -38,11 +38,13 @@ mod traffic;
 pub use traffic::{OneOrRange, UdpGroup, WebSpec};
 
 mod flows;
+mod limits;
 mod queues;
 mod schema;
 pub mod source;
 
 use flows::*;
+pub use limits::{setup_bytes, PACKET_BUDGET};
 use schema::err;
 pub use schema::{FlowGroup, GraphLink, LinkParams, Scenario, ScenarioError, Topology};
 
@@ -145,6 +147,7 @@ fn build(sc: &Scenario, seed: u64) -> Result<Built, ScenarioError> {
         None => None,
         Some(w) => Some(web_settings(w, duration)?),
     };
+    limits::check(sc, duration, sample_interval, &groups, &udps, web.as_ref())?;
     // The packet size that defines "1bdp" and RED's mean packet size.
     let pkt_size = groups.first().map(|g| g.tcp.mss).or(web.as_ref().map(|w| w.tcp.mss)).unwrap_or(1500);
 

@@ -3,6 +3,10 @@
 use super::*;
 
 /// A field that failed validation.
+///
+/// Its message is always one line of bounded length: a value the user wrote
+/// (a 100 KB string, a binary key) is cut with an ellipsis, control characters
+/// and line breaks become spaces. A notebook or a log shows it whole.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ScenarioError {
     /// Path of the field, e.g. `topology.bottleneck.rate`.
@@ -11,12 +15,81 @@ pub struct ScenarioError {
     pub accepted: String,
 }
 
+/// The longest field path, value and accepted text kept in an error, in characters.
+pub const MAX_FIELD_CHARS: usize = 120;
+pub const MAX_VALUE_CHARS: usize = 200;
+pub const MAX_ACCEPTED_CHARS: usize = 300;
+
+/// `s` on one line (control characters and runs of white space become one space),
+/// at most `max` characters, cut with an ellipsis.
+pub fn one_line(s: &str, max: usize) -> String {
+    let mut out = String::with_capacity(s.len().min(4 * max));
+    let mut n = 0;
+    let mut space = false;
+    for c in s.chars() {
+        if c.is_whitespace() || c.is_control() {
+            space = true;
+            continue;
+        }
+        if space && n > 0 {
+            if n + 1 >= max {
+                out.push('…');
+                return out;
+            }
+            out.push(' ');
+            n += 1;
+        }
+        space = false;
+        if n + 1 >= max {
+            out.push('…');
+            return out;
+        }
+        out.push(c);
+        n += 1;
+    }
+    out
+}
+
+/// A number as a scenario writes it: `nan`, `inf`, `0.5`, `1e300` (not 301 digits).
+pub fn num(v: f64) -> String {
+    if v.is_nan() {
+        "nan".into()
+    } else if v.is_infinite() {
+        if v > 0.0 { "inf" } else { "-inf" }.into()
+    } else if v != 0.0 && !(1e-6..1e16).contains(&v.abs()) {
+        format!("{v:e}")
+    } else {
+        format!("{v}")
+    }
+}
+
+impl ScenarioError {
+    pub fn new(field: impl Into<String>, value: impl fmt::Display, accepted: impl Into<String>) -> ScenarioError {
+        ScenarioError {
+            field: one_line(&field.into(), MAX_FIELD_CHARS),
+            value: bounded_value(&value.to_string()),
+            accepted: one_line(&accepted.into(), MAX_ACCEPTED_CHARS),
+        }
+    }
+}
+
+/// A value bounded as [`one_line`]; a value "(message)" keeps its closing parenthesis.
+fn bounded_value(v: &str) -> String {
+    match v.strip_prefix('(').and_then(|m| m.strip_suffix(')')) {
+        Some(inner) => format!("({})", one_line(inner, MAX_VALUE_CHARS)),
+        None => one_line(v, MAX_VALUE_CHARS),
+    }
+}
+
 impl fmt::Display for ScenarioError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.value.starts_with('(') {
-            write!(f, "{}: {}; accepted: {}", self.field, &self.value[1..self.value.len() - 1], self.accepted)
-        } else {
-            write!(f, "{}: invalid value '{}'; accepted: {}", self.field, self.value, self.accepted)
+        // Bounded again here: the fields are public and may be set directly.
+        let field = one_line(&self.field, MAX_FIELD_CHARS);
+        let value = bounded_value(&self.value);
+        let accepted = one_line(&self.accepted, MAX_ACCEPTED_CHARS);
+        match value.strip_prefix('(').and_then(|m| m.strip_suffix(')')) {
+            Some(msg) => write!(f, "{field}: {msg}; accepted: {accepted}"),
+            None => write!(f, "{field}: invalid value '{value}'; accepted: {accepted}"),
         }
     }
 }
@@ -24,7 +97,7 @@ impl fmt::Display for ScenarioError {
 impl std::error::Error for ScenarioError {}
 
 pub(super) fn err(field: impl Into<String>, value: impl fmt::Display, accepted: impl Into<String>) -> ScenarioError {
-    ScenarioError { field: field.into(), value: value.to_string(), accepted: accepted.into() }
+    ScenarioError::new(field, value, accepted)
 }
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
@@ -225,30 +298,81 @@ pub struct FlowGroup {
 impl Scenario {
     pub fn from_toml(text: &str) -> Result<Scenario, ScenarioError> {
         let de = toml::Deserializer::new(text);
-        serde_path_to_error::deserialize(de).map_err(|e| {
-            let path = e.path().to_string();
-            let inner = e.into_inner();
-            let msg = inner.message().to_string();
-            ScenarioError {
-                field: if path == "." { "(file)".into() } else { path },
-                value: format!("({msg})"),
-                accepted: "the fields and types of docs/scenario.md".into(),
-            }
-        })
+        serde_path_to_error::deserialize(de)
+            .map_err(|e| {
+                let path = e.path().to_string();
+                let inner = e.into_inner();
+                let msg = inner.message().to_string();
+                ScenarioError::new(
+                    if path == "." { "(file)".into() } else { path },
+                    format!("({msg})"),
+                    "the fields and types of docs/scenario.md",
+                )
+            })
+            .and_then(|sc: Scenario| sc.check_finite().map(|()| sc))
     }
 
     pub fn from_json(text: &str) -> Result<Scenario, ScenarioError> {
         let de = &mut serde_json::Deserializer::from_str(text);
-        serde_path_to_error::deserialize(de).map_err(|e| {
-            let path = e.path().to_string();
-            let inner = e.into_inner();
-            ScenarioError {
-                field: if path == "." { "(scenario)".into() } else { path },
-                // serde_json appends the position in the JSON text, which the user never wrote.
-                value: format!("({})", strip_position(&inner.to_string())),
-                accepted: "the fields and types of docs/scenario.md".into(),
+        serde_path_to_error::deserialize(de)
+            .map_err(|e| {
+                let path = e.path().to_string();
+                let inner = e.into_inner();
+                ScenarioError::new(
+                    if path == "." { "(scenario)".into() } else { path },
+                    // serde_json appends the position in the JSON text, which the user never wrote.
+                    format!("({})", strip_position(&inner.to_string())),
+                    "the fields and types of docs/scenario.md",
+                )
+            })
+            .and_then(|sc: Scenario| sc.check_finite().map(|()| sc))
+    }
+
+    /// Refuses NaN and infinities in every number field. TOML can write them
+    /// (`nan`, `inf`), and JSON, which carries a scenario to Python and back,
+    /// would turn them into `null`: an unset field, silently the default.
+    pub fn check_finite(&self) -> Result<(), ScenarioError> {
+        let mut nums: Vec<(String, f64)> = Vec::new();
+        let map = |nums: &mut Vec<(String, f64)>, p: &str, m: &Option<BTreeMap<String, f64>>| {
+            for (k, v) in m.iter().flatten() {
+                nums.push((format!("{p}.{k}"), *v));
             }
-        })
+        };
+        for (i, g) in self.flows.iter().enumerate() {
+            let p = format!("flows[{i}]");
+            for (name, v) in [("init_cwnd", g.init_cwnd), ("init_ssthresh", g.init_ssthresh), ("rwnd", g.rwnd)] {
+                nums.extend(v.map(|v| (format!("{p}.{name}"), v)));
+            }
+            map(&mut nums, &format!("{p}.cc_params"), &g.cc_params);
+        }
+        if let Some(b) = &self.topology.bottleneck {
+            nums.extend(b.loss.map(|v| ("topology.bottleneck.loss".to_string(), v)));
+            map(&mut nums, "topology.bottleneck.queue_params", &b.queue_params);
+        }
+        for (i, l) in self.topology.links.iter().flatten().enumerate() {
+            let p = format!("topology.links[{i}]");
+            nums.extend(l.loss.map(|v| (format!("{p}.loss"), v)));
+            map(&mut nums, &format!("{p}.queue_params"), &l.queue_params);
+        }
+        if let Some(w) = &self.web {
+            map(&mut nums, "web.cc_params", &w.cc_params);
+            for (name, d) in [
+                ("inter_page", &w.inter_page),
+                ("objects_per_page", &w.objects_per_page),
+                ("inter_object", &w.inter_object),
+                ("object_size", &w.object_size),
+            ] {
+                for (sub, v) in
+                    [("value", d.value), ("mean", d.mean), ("shape", d.shape), ("min", d.min), ("max", d.max)]
+                {
+                    nums.extend(v.map(|v| (format!("web.{name}.{sub}"), v)));
+                }
+            }
+        }
+        match nums.into_iter().find(|(_, v)| !v.is_finite()) {
+            Some((field, v)) => Err(err(field, num(v), "a finite number (not nan or inf)")),
+            None => Ok(()),
+        }
     }
 
     pub fn to_json(&self) -> String {
