@@ -349,6 +349,7 @@ def test_cli_lists_failures_and_exits_1(sweep_file, tmp_path, monkeypatch):
 
     real = sys.modules["cclab.run"].run
     monkeypatch.setattr(sys.modules["cclab.run"], "run", failing)  # in this process: --jobs 1
+    monkeypatch.setenv("CCLAB_STORE", str(tmp_path / "store"))  # an empty store: every run is simulated
     res = CliRunner().invoke(app, ["sweep", str(sweep_file), "--out", str(tmp_path / "o"), "--jobs", "1"],
                              terminal_width=200)
     assert res.exit_code == 1, res.output

@@ -126,13 +126,20 @@ def one_line(e: BaseException) -> str:
 # -- one job --------------------------------------------------------------------------------------
 
 
+def _run_module() -> Any:
+    # The module cclab.run: the package's attribute ``run`` is its function, which shadows it.
+    import importlib
+
+    return importlib.import_module(".run", __package__)
+
+
 def simulate(job: Job) -> Any:
     """The ``Result`` of the job: from the store, or simulated (and stored)."""
     if job.run is not None:
         return job.run(dict(job.scenario), seed=job.seed)
-    from . import run as run_module
     from .store import RunStore
 
+    run_module = _run_module()
     store = RunStore()
     res = None if job.fresh else store.get(job.scenario, job.seed)
     if res is None:
@@ -307,9 +314,7 @@ def _simulate_only(job: Job, version: Any = None) -> Any:
                            f"cclab {version[0]} (result version {version[1]})")
     if job.run is not None:
         return job.run(dict(job.scenario), seed=job.seed)
-    from . import run as run_module
-
-    return run_module.run(dict(job.scenario), seed=job.seed)
+    return _run_module().run(dict(job.scenario), seed=job.seed)
 
 
 def _keep_here(job: Job, res: Any) -> Done:

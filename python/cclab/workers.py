@@ -92,9 +92,38 @@ def worker_death(pool: Any) -> str:
     return f"the worker process died while running it ({why})"
 
 
+def _probe(address: str, timeout_s: float) -> None:
+    """Raises OSError unless ``address`` answers as a Dask scheduler would: a TCP connection in
+    3 s (a refused or unrouted address fails here, where distributed would retry until its
+    timeout), then distributed's own handshake (something else listening fails here)."""
+    import asyncio
+    from concurrent.futures import ThreadPoolExecutor
+
+    from distributed.comm import connect, get_address_host_port, parse_address
+
+    try:
+        scheme, _ = parse_address(address)
+        if scheme in ("tcp", "tls"):
+            socket.create_connection(get_address_host_port(address), timeout=3.0).close()
+    except ValueError as e:
+        raise OSError(f"{address} is not a scheduler address ({e})") from None
+    except OSError as e:
+        raise OSError(f"cannot reach the Dask scheduler at {address}: {e.strerror or e}") from None
+
+    async def handshake() -> None:
+        comm = await connect(address, timeout=timeout_s)
+        await comm.close()
+
+    try:  # in a thread of its own: the caller may be inside a running event loop (a notebook)
+        with ThreadPoolExecutor(1) as t:
+            t.submit(asyncio.run, asyncio.wait_for(handshake(), timeout_s)).result()
+    except Exception as e:  # noqa: BLE001 - a timeout, a reset, bytes that are not Dask's protocol...
+        raise OSError(f"no Dask scheduler answers at {address} ({type(e).__name__}: {e})"[:300]) from None
+
+
 def dask_client(dask: Dask, timeout_s: float = 10.0) -> Tuple[Any, bool]:
     """A ``distributed.Client`` for ``dask`` and whether it is ours to close. An address is
-    first tried with a plain TCP connection (3 s), so an unreachable scheduler fails in seconds.
+    probed first (``_probe``), so an unreachable scheduler fails in seconds.
     Raises ImportError without dask.distributed, OSError when the scheduler cannot be reached,
     TypeError for anything else."""
     try:
@@ -102,21 +131,11 @@ def dask_client(dask: Dask, timeout_s: float = 10.0) -> Tuple[Any, bool]:
     except ImportError:
         raise ImportError("running on Dask needs dask.distributed: pip install 'cclab[sweep]'") from None
     if isinstance(dask, str):
-        from distributed.comm import get_address_host_port, parse_address
-
-        try:
-            scheme, _ = parse_address(dask)
-            if scheme in ("tcp", "tls"):
-                host, port = get_address_host_port(dask)
-                socket.create_connection((host, port), timeout=3.0).close()
-        except ValueError as e:
-            raise OSError(f"{dask} is not a scheduler address ({e})") from None
-        except OSError as e:
-            raise OSError(f"cannot reach the Dask scheduler at {dask}: {e.strerror or e}") from None
+        _probe(dask, timeout_s)
         try:
             return Client(dask, timeout=f"{timeout_s}s", set_as_default=False), True
-        except (OSError, TimeoutError) as e:
-            raise OSError(f"cannot reach the Dask scheduler at {dask}: {e}") from None
+        except Exception as e:  # noqa: BLE001 - whatever it is, the scheduler is not usable
+            raise OSError(f"cannot reach the Dask scheduler at {dask}: {type(e).__name__}: {e}") from None
     if hasattr(dask, "submit"):
         return dask, False
     if hasattr(dask, "scheduler_address"):  # a cluster object
