@@ -76,8 +76,15 @@ def kill_pool(pool: Any) -> None:
 
 def worker_death(pool: Any) -> str:
     """How the worker of a broken pool died, in one line (from its exit status)."""
-    codes = [p.exitcode for p in _processes(pool)]
-    codes = [c for c in codes if c is not None and c != -signal.SIGTERM]  # the pool terminates the others
+    # The pool sees a worker die when its pipe closes, a moment before the kernel has its exit
+    # status: wait for it (the pool terminates the other workers, hence SIGTERM is not it).
+    deadline = time.monotonic() + 2.0
+    while True:
+        codes = [p.exitcode for p in _processes(pool)]
+        codes = [c for c in codes if c is not None and c != -signal.SIGTERM]
+        if codes or time.monotonic() > deadline:
+            break
+        time.sleep(0.01)
     why = "crashed, was killed, or ran out of memory"
     if codes and codes[0] < 0:
         try:
