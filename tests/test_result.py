@@ -142,3 +142,96 @@ def test_report_markdown_has_the_numbers_and_a_row_per_flow(quick_result):
 def test_repr_names_the_run(quick_result):
     assert repr(quick_result).startswith("<Result 'quickstart': 4 flows, 10 s simulated, seed 7")
     assert not math.isnan(quick_result.wall_time_s)
+
+
+# -- load checks what it reads -------------------------------------------------------------------
+
+
+def test_schema_is_what_a_run_gives(quick_result):
+    """SCHEMA (what load checks against) is the core's tables: names, order and kinds."""
+    import pyarrow as pa
+
+    from cclab.result import SCHEMA, _kind
+
+    for name in TABLES:
+        df = getattr(quick_result, name)
+        want = [c.split(":") for c in SCHEMA[name].split()]
+        assert [c for c, _ in want] == list(df.columns), name
+        if len(df):
+            kinds = [_kind(pa.Schema.from_pandas(df, preserve_index=False).field(c).type) for c, _ in want]
+            assert kinds == [k for _, k in want], name
+
+
+def _damage_summary_garbage(d):
+    (d / "summary.json").write_text("{not json")
+    return "summary.json", "not valid JSON"
+
+
+def _damage_summary_binary(d):
+    (d / "summary.json").write_bytes(b"\xff\xfe\x00\x01")
+    return "summary.json", "not text"
+
+
+def _damage_summary_no_seed(d):
+    meta = json.loads((d / "summary.json").read_text())
+    del meta["seed"]
+    (d / "summary.json").write_text(json.dumps(meta))
+    return "summary.json", "no 'seed' entry"
+
+
+def _damage_summary_list(d):
+    (d / "summary.json").write_text("[1, 2]")
+    return "summary.json", "expected a JSON object"
+
+
+def _damage_table_missing(d):
+    (d / "queues.parquet").unlink()
+    return "queues.parquet", "missing"
+
+
+def _damage_table_not_parquet(d):
+    (d / "flows.parquet").write_bytes(b"PAR1 this is not parquet")
+    return "flows.parquet", "not a readable Parquet file"
+
+
+def _damage_table_truncated(d):
+    data = (d / "links.parquet").read_bytes()
+    (d / "links.parquet").write_bytes(data[: len(data) // 2])
+    return "links.parquet", "not a readable Parquet file"
+
+
+def _damage_table_other_columns(d):
+    pd.read_parquet(d / "queues.parquet").to_parquet(d / "flows.parquet", index=False)  # another table
+    return "flows.parquet", "not the 'flows' table: columns missing ['flow'"
+
+
+def _damage_column_type(d):
+    df = pd.read_parquet(d / "flows.parquet")
+    df["retransmits"] = df["retransmits"].astype(str)
+    df.to_parquet(d / "flows.parquet", index=False)
+    return "flows.parquet", "column 'retransmits' holds text, expected unsigned integers (uint64)"
+
+
+def _damage_scenario(d):
+    (d / "scenario.toml").write_text("duration = = 3")
+    return "scenario.toml", "not a readable scenario"
+
+
+DAMAGE = [_damage_summary_garbage, _damage_summary_binary, _damage_summary_no_seed, _damage_summary_list,
+          _damage_table_missing, _damage_table_not_parquet, _damage_table_truncated, _damage_table_other_columns,
+          _damage_column_type, _damage_scenario]
+
+
+@pytest.mark.parametrize("damage", DAMAGE, ids=[f.__name__[8:] for f in DAMAGE])
+def test_load_of_a_damaged_folder_names_the_file_and_the_problem_in_one_line(quick_result, tmp_path, damage):
+    from cclab.result import ResultError
+
+    quick_result.save(tmp_path)
+    cclab.load(tmp_path)  # whole, it loads
+    file, words = damage(tmp_path)
+    with pytest.raises(ResultError) as ei:
+        cclab.load(tmp_path)
+    msg = str(ei.value)
+    assert msg.startswith(f"{tmp_path / file}: ") and words in msg, msg
+    assert "\n" not in msg and len(msg) < 400 + len(str(tmp_path))
+    assert isinstance(ei.value, ValueError) and ei.value.path == tmp_path / file

@@ -252,9 +252,10 @@ def _ref_dir(df: pd.DataFrame) -> Path:
     return Path(df.attrs["directory"]) / "runs"
 
 
-def test_local_processes_and_dask_give_identical_tables(reference, tmp_path):
+def test_local_processes_and_dask_give_identical_tables(reference, tmp_path, monkeypatch):
     from dask.distributed import LocalCluster
 
+    monkeypatch.setenv("CCLAB_STORE", str(tmp_path / "store"))  # an empty store: every run is simulated on Dask
     with LocalCluster(n_workers=2, processes=True, threads_per_worker=1, dashboard_address=None) as cluster:
         on_dask = cclab.sweep(DEFINITION, tmp_path / "dask", dask=cluster.scheduler_address)
     assert len(on_dask) == 40 and (on_dask["status"] == "ok").all()
@@ -270,8 +271,9 @@ def test_local_processes_and_dask_give_identical_tables(reference, tmp_path):
 
 
 @pytest.mark.parametrize("how", ["SIGINT", "SIGKILL"])
-def test_a_killed_sweep_resumes_without_redoing_or_losing_runs(how, sweep_file, reference, tmp_path):
+def test_a_killed_sweep_resumes_without_redoing_or_losing_runs(how, sweep_file, reference, tmp_path, monkeypatch):
     out = tmp_path / "out"
+    monkeypatch.setenv("CCLAB_STORE", str(tmp_path / "store"))  # empty: the runs are simulated, not read back
     cmd = [sys.executable, "-m", "cclab", "sweep", str(sweep_file), "--out", str(out), "--jobs", "2"]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=cli_env(),
                             start_new_session=True, preexec_fn=default_sigint)
@@ -349,6 +351,7 @@ def test_cli_lists_failures_and_exits_1(sweep_file, tmp_path, monkeypatch):
 
     real = sys.modules["cclab.run"].run
     monkeypatch.setattr(sys.modules["cclab.run"], "run", failing)  # in this process: --jobs 1
+    monkeypatch.setenv("CCLAB_STORE", str(tmp_path / "store"))  # an empty store: every run is simulated
     res = CliRunner().invoke(app, ["sweep", str(sweep_file), "--out", str(tmp_path / "o"), "--jobs", "1"],
                              terminal_width=200)
     assert res.exit_code == 1, res.output

@@ -125,6 +125,15 @@ def main() -> None:
     app(prog_name="cclab")
 
 
+def _check_out(path: Path) -> None:
+    """``--out`` names a folder (new or not): anything on the way that is a file is refused here,
+    in one line, before anything runs."""
+    for p in (path, *path.parents):
+        if p.exists() and not p.is_dir():
+            what = "is a file" if p == path else f"is inside {p}, which is a file"
+            fail("--out", f"{path} {what}, not a folder; give a new or existing folder")
+
+
 def _safe_name(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip("-.") or "scenario"
 
@@ -197,6 +206,7 @@ def run(
     if plot and not sc.get("sample_interval"):
         fail("--plot", "the scenario has no sample_interval, so nothing to plot; add e.g. sample_interval = \"100ms\"")
     dest = out if out is not None else Path("cclab-out") / _safe_name(str(sc["name"]))
+    _check_out(dest)
     dest.mkdir(parents=True, exist_ok=True)  # fail before the run, not after it
     res = run_scenario(sc, seed=seed, progress=not quiet)
     res.save(dest)
@@ -367,6 +377,7 @@ def sweep(
 
     sw = Sweep.load(definition)
     dest = out if out is not None else Path("cclab-out") / _safe_name(sw.name)
+    _check_out(dest)
     report = execute(sw, dest, jobs=jobs, dask=dask, progress=not quiet)
     if not quiet:
         print_report(report, _stdout())
@@ -411,6 +422,7 @@ def reproduce(
 
     if jobs is not None and jobs < 1:
         fail("--jobs", f"invalid value {jobs}; accepted: a whole number >= 1")
+    _check_out(out)
     if stored_only and fresh:
         fail("--stored-only", "cannot be combined with --fresh (which simulates everything again)")
     if list_:
@@ -436,34 +448,27 @@ def reproduce(
                 print(f"# {e.id} run {r.key!r}, seed {r.seed}")
                 print(to_toml(dict(r.scenario)))
         return
-    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
-
     con = _stdout()
-    # One bar over all the runs still to simulate, weighted by their estimated cost (the
-    # packets they carry), so that the time left is apportioned by work, not by run count.
-    with Progress(TextColumn("[bold]{task.description}"), BarColumn(), TextColumn("{task.fields[runs]}"),
-                  TimeElapsedColumn(), TextColumn("left"), TimeRemainingColumn(),
-                  console=Console(stderr=True), transient=True) as bar:
-        task = bar.add_task("runs", total=None, runs="")
 
-        def overall(done: float, total: float, n: int, m: int) -> None:
-            bar.update(task, completed=done, total=total or None, runs=f"{n}/{m} simulated")
+    def done(o: "ex.Outcome") -> None:
+        cnt = o.counts()
+        style = "green" if cnt["matches"] == len(o.checks) else "yellow"
+        verdicts = ", ".join(f"{n} {v}" for v, n in cnt.items() if n)
+        con.print(f"[{style}]{o.experiment.id}[/]: {len(o.checks)} checks ({verdicts or 'none'}), "
+                  f"{o.runs} runs, {o.wall_s:.0f} s -> {o.folder / 'report.md'}")
 
-        def done(o: "ex.Outcome") -> None:
-            cnt = o.counts()
-            style = "green" if cnt["matches"] == len(o.checks) else "yellow"
-            verdicts = ", ".join(f"{n} {v}" for v, n in cnt.items() if n)
-            con.print(f"[{style}]{o.experiment.id}[/]: {len(o.checks)} checks ({verdicts or 'none'}), "
-                      f"{o.runs} runs, {o.wall_s:.0f} s -> {o.folder / 'report.md'}")
-
-        pending = []
-        if stored_only:
-            missing = {e.id: ex.missing_runs(e, quick, out) for e in chosen}
-            pending = [(e, missing[e.id], len(e.runs(quick))) for e in chosen if missing[e.id]]
-            for e, miss, n in pending:
-                con.print(f"[yellow]{e.id}[/]: {miss} of {n} runs not yet simulated; left out")
-            chosen = [e for e in chosen if not missing[e.id]]
-        outcomes = ex.run_experiments(chosen, quick=quick, out=out, jobs=jobs, fresh=fresh, overall=overall,
-                                      done=done)
+    pending = []
+    if stored_only:
+        missing = {e.id: ex.missing_runs(e, quick, out) for e in chosen}
+        pending = [(e, missing[e.id], len(e.runs(quick))) for e in chosen if missing[e.id]]
+        for e, miss, n in pending:
+            con.print(f"[yellow]{e.id}[/]: {miss} of {n} runs not yet simulated; left out")
+        chosen = [e for e in chosen if not missing[e.id]]
+    # One bar (cclab.progress) over all the runs still to simulate, weighted by their estimated
+    # cost (the packets they carry), so that the time left is apportioned by work, not by count.
+    try:
+        outcomes = ex.run_experiments(chosen, quick=quick, out=out, jobs=jobs, fresh=fresh, done=done, bar=True)
+    except ex.RunsFailed as e:
+        fail("runs", str(e), 1)
     if report is not None:
         con.print(f"wrote {ex.write_summary(outcomes, report, pending)}")

@@ -25,7 +25,7 @@ from typing import Dict, List, Optional, Sequence, Union
 
 from .base import Experiment, Report, Run, Variant
 from .report import write_summary
-from .runner import Outcome, Progress, estimate_cost, missing_runs, run_experiments
+from .runner import Outcome, Progress, RunsFailed, estimate_cost, missing_runs, run_experiments
 from .verdicts import VERDICTS, Check, claim, compare, model
 
 __all__ = [

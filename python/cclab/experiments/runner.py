@@ -4,18 +4,18 @@ the results go.
 Every run's measured tables are kept as ``OUT/<paper>-<experiment>/runs/<key>.json`` under a
 fingerprint of its scenario, seed, the experiment's ``measure`` (its source and the helpers it
 calls) and the core's result version; the simulations themselves are kept in the run store
-(``cclab.store``). The runs still to do, of all the chosen experiments together, go to one
-process pool longest first (estimated from the packets they carry), so that two cores are not
-left waiting on one long run at the end; an experiment's files are written as soon as its last
-run is in.
+(``cclab.store``). The runs still to do, of all the chosen experiments together, go to the
+shared runner (``cclab.runner``): one process pool, longest first (estimated from the packets
+they carry), so that two cores are not left waiting on one long run at the end; an
+experiment's files are written as soon as its last run is in.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import inspect
 import json
-import multiprocessing
 import os
 import re
 import time
@@ -25,10 +25,11 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Union
 
 import pandas as pd
 
+from ..runner import dedupe, estimate_cost
 from .base import Experiment, Run, out_dir, rows_frame
 from .verdicts import VERDICTS, Check
 
-__all__ = ["Outcome", "Progress", "Overall", "estimate_cost", "missing_runs", "run_experiments"]
+__all__ = ["Outcome", "Progress", "Overall", "RunsFailed", "dedupe", "estimate_cost", "missing_runs", "run_experiments"]
 
 
 
@@ -64,34 +65,34 @@ def _fingerprint(exp: Experiment, run: Run) -> str:
     return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
 
-def _execute(exp_id: str, run: Run, fresh: bool = False) -> Dict[str, List[Dict[str, Any]]]:
-    """Runs one simulation (or reads it from the run store) and keeps what the experiment
-    measures (in the worker)."""
-    from ..run import run as run_scenario
-    from ..store import RunStore
-
+def _measure(exp_id: str, run: Run, res: Any) -> Dict[str, List[Dict[str, Any]]]:
+    """What the experiment keeps of a run (in the worker): its measured tables, as records."""
     from . import _REGISTRY, _load_all
 
     _load_all()
-    exp = _REGISTRY[exp_id]
-    store = RunStore()
-    res = None if fresh else store.get(run.scenario, run.seed)
-    if res is None:
-        res = run_scenario(dict(run.scenario), seed=run.seed)
-        store.put(run.scenario, run.seed, res, overwrite=fresh)
-    tables = exp.measure(run, res)
+    tables = _REGISTRY[exp_id].measure(run, res)
     return {name: rows_frame(rows, {}).to_dict("records") for name, rows in tables.items()}
 
 
-def _worker_init() -> None:
-    import signal
+def _execute(exp_id: str, run: Run, fresh: bool = False) -> Dict[str, List[Dict[str, Any]]]:
+    """Runs one simulation (or reads it from the run store) and keeps what the experiment
+    measures (in the worker)."""
+    from ..runner import Job, run_job
 
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    return run_job(Job(run.scenario, run.seed, keep=functools.partial(_measure, exp_id, run), fresh=fresh))
+
+
+def _work(job: Any) -> Dict[str, List[Dict[str, Any]]]:
+    """The shared runner's work for one job of ``run_experiments``: ``_execute`` (looked up when
+    called, so that a test can replace it)."""
+    exp_id, run = job.tag
+    return _execute(exp_id, run, job.fresh)
+
+
+def _worker_init() -> None:
     import matplotlib
 
     matplotlib.use("Agg")
-
-
 
 
 #: ``progress(experiment id, runs done, runs in all)``, per experiment.
@@ -99,31 +100,6 @@ Progress = Callable[[str, int, int], Any]
 #: ``overall(cost done, cost in all, runs simulated, runs to simulate)``: the cost is
 #: ``estimate_cost``'s, so cost done / cost in all is the share of the wall time behind us.
 Overall = Callable[[float, float, int, int], Any]
-
-_UNITS = {"": 1.0, "k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}
-_TIME = {"s": 1.0, "ms": 1e-3, "us": 1e-6, "µs": 1e-6, "ns": 1e-9, "ps": 1e-12}
-
-
-def _rate_bps(text: Any) -> float:
-    m = re.fullmatch(r"\s*([0-9.eE+-]+)\s*([kKMGT]?)bps\s*", str(text))
-    return float(m.group(1)) * _UNITS[m.group(2)] if m else 0.0
-
-
-def _seconds(text: Any) -> float:
-    m = re.fullmatch(r"\s*([0-9.eE+-]+)\s*(s|ms|us|µs|ns|ps)\s*", str(text))
-    return float(m.group(1)) * _TIME[m.group(2)] if m else 0.0
-
-
-def estimate_cost(scenario: Any) -> float:
-    """A run's cost in wall time, estimated as the bits its fastest link can carry in its duration
-    (the packets it delivers dominate the time); 1 when it cannot be read. Only the order and the
-    shares matter: it schedules the longest runs first and apportions the time left."""
-    topo = scenario.get("topology", {}) if isinstance(scenario, dict) else {}
-    rates = [_rate_bps((topo.get("bottleneck") or {}).get("rate"))]
-    rates += [_rate_bps(link.get("rate")) for link in topo.get("links", []) if isinstance(link, dict)]
-    cost = max(rates) * _seconds(scenario.get("duration", "0s")) if isinstance(scenario, dict) else 0.0
-    return cost if cost > 0 else 1.0
-
 
 @dataclass
 class Outcome:
@@ -235,19 +211,6 @@ def missing_runs(exp: Experiment, quick: bool, out: Union[str, "os.PathLike[str]
     return sum(not (store.path(r.scenario, r.seed) / "summary.json").is_file() for r in plan.todo)
 
 
-def dedupe(keys: Sequence[str]) -> tuple[List[int], Dict[int, List[int]]]:
-    """The positions of the first run of each key, in order, and for each of them the positions
-    of the later runs with the same key (to be done once it is in the store)."""
-    first: Dict[str, int] = {}
-    waiting: Dict[int, List[int]] = {}
-    for j, k in enumerate(keys):
-        if k in first:
-            waiting.setdefault(first[k], []).append(j)
-        else:
-            first[k] = j
-    return list(first.values()), waiting
-
-
 def run_experiments(
     exps: Sequence[Experiment],
     quick: bool = False,
@@ -257,16 +220,25 @@ def run_experiments(
     progress: Optional[Progress] = None,
     overall: Optional[Overall] = None,
     done: Optional[Callable[[Outcome], Any]] = None,
+    bar: bool = False,
 ) -> List[Outcome]:
-    """Runs the experiments' missing runs in one pool, longest first, and writes each experiment's
-    files as soon as its runs are in (``done(outcome)`` is called then). Returns the outcomes in
-    the order of ``exps``."""
+    """Runs the experiments' missing runs together on the shared runner (``cclab.runner``:
+    longest first, on ``jobs`` processes, a run shared by several experiments simulated once),
+    and writes each experiment's files as soon as its runs are in (``done(outcome)`` is called
+    then). ``bar``: the progress bar on stderr. Returns the outcomes in the order of ``exps``.
+    Raises RunsFailed, after the other experiments are written, when some runs failed."""
+    from ..progress import Bar
+    from ..runner import Done, Job, run_jobs
+
     jobs = jobs or os.cpu_count() or 1
     plans = [_plan(e, quick, Path(out), fresh) for e in exps]
-    work = sorted(((p, r) for p in plans for r in p.todo), key=lambda pr: -estimate_cost(pr[1].scenario))
-    costs = [estimate_cost(r.scenario) for _, r in work]
-    total, spent, n = sum(costs), 0.0, 0
+    work = [Job(r.scenario, r.seed, fresh=fresh, cost=estimate_cost(r.scenario), tag=(p.exp.id, r))
+            for p in plans for r in p.todo]
+    plan_of = {id(r): p for p in plans for r in p.todo}
+    total = sum(j.weight for j in work)
+    spent, n = 0.0, 0
     outcomes: Dict[int, Outcome] = {}
+    failures: List[Any] = []
 
     def finish_if_complete(i: int) -> None:
         if plans[i].complete and i not in outcomes:
@@ -280,49 +252,37 @@ def run_experiments(
         if overall is not None:
             overall(spent, total, n, len(work))
 
+    def on_done(d: Done) -> None:
+        nonlocal spent, n
+        exp_id, r = d.job.tag
+        p = plan_of[id(r)]
+        spent, n = spent + d.job.weight, n + 1
+        if d.ok:
+            p.keep(r, d.value)
+        else:
+            failures.append(d)
+        report_progress(p)
+        finish_if_complete(index[id(p)])
+
     index = {id(p): i for i, p in enumerate(plans)}
     for p in plans:
         report_progress(p)
     for i in range(len(plans)):
         finish_if_complete(i)
-    if work and jobs <= 1:
-        for (p, r), c in zip(work, costs):
-            p.keep(r, _execute(p.exp.id, r, fresh))
-            spent, n = spent + c, n + 1
-            report_progress(p)
-            finish_if_complete(index[id(p)])
-    elif work:
-        from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
-
-        from ..store import run_key
-
-        # A run that several experiments share (same scenario and seed) is simulated once: the
-        # others wait for it and then read it from the run store.
-        firsts, waiting = dedupe([run_key(r.scenario, r.seed) for _, r in work])
-        ctx = multiprocessing.get_context("spawn")
-        with ProcessPoolExecutor(max_workers=min(jobs, len(firsts)), mp_context=ctx, initializer=_worker_init) as pool:
-
-            def submit(j: int) -> Any:
-                p, r = work[j]
-                return pool.submit(_execute, p.exp.id, r, fresh and j not in waiting_of)
-
-            waiting_of = {dj for djs in waiting.values() for dj in djs}
-            # Submitted longest first; the pool takes them in that order.
-            futs = {submit(j): j for j in firsts}
-            try:
-                while futs:
-                    finished, _ = wait(list(futs), return_when=FIRST_COMPLETED)
-                    for fut in finished:
-                        j = futs.pop(fut)
-                        p, r = work[j]
-                        p.keep(r, fut.result())
-                        spent, n = spent + costs[j], n + 1
-                        report_progress(p)
-                        finish_if_complete(index[id(p)])
-                        for dj in waiting.pop(j, []):
-                            futs[submit(dj)] = dj
-            except BaseException:
-                for fut in futs:
-                    fut.cancel()
-                raise
+    with Bar("runs", len(work), cost=total, enabled=bar and bool(work), transient=True) as b:
+        run_jobs(work, workers=jobs, on_done=on_done, bar=b, work=_work, init=_worker_init)
+    if failures:
+        what = "; ".join(f"{d.job.tag[0]} run {d.job.tag[1].key!r}: {d.error}" for d in failures[:3])
+        msg = (f"{len(failures)} run(s) failed, their experiments are not written: {what}"
+               + (" ..." if len(failures) > 3 else ""))
+        first = failures[0].exception
+        if first is not None:  # run in this process: the exception itself, as before the shared runner
+            if hasattr(first, "add_note"):
+                first.add_note(msg)
+            raise first
+        raise RunsFailed(msg)
     return [outcomes[i] for i in range(len(plans))]
+
+
+class RunsFailed(RuntimeError):
+    """Some runs of ``run_experiments`` failed (the message lists the first ones, in one line)."""

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import json
 import math
 from pathlib import Path
@@ -96,56 +95,17 @@ def load_sweep(directory: Path_, *, runs: Optional[Iterable[str]] = None) -> pd.
 # -- statistics ------------------------------------------------------------------------------------
 
 
-def _t_two_sided(t: float, nu: int) -> float:
-    """P(|T| <= t) for Student's t with ``nu`` degrees of freedom (integer): the closed
-    forms of Abramowitz & Stegun 26.7.3 and 26.7.4."""
-    theta = math.atan(t / math.sqrt(nu))
-    s, c = math.sin(theta), math.cos(theta)
-    c2 = c * c
-    if nu % 2 == 1:
-        if nu == 1:
-            return 2 * theta / math.pi
-        term, total = 1.0, 1.0
-        for k in range(1, (nu - 3) // 2 + 1):
-            term *= c2 * (2 * k) / (2 * k + 1)
-            total += term
-        return 2 / math.pi * (theta + s * c * total)
-    term, total = 1.0, 1.0
-    for k in range(1, (nu - 2) // 2 + 1):
-        term *= c2 * (2 * k - 1) / (2 * k)
-        total += term
-    return s * total
-
-
 def t_quantile(confidence: float, df: int) -> float:
     """The two-sided critical value of Student's t: the t with P(|T| <= t) = confidence,
-    for ``df`` degrees of freedom (e.g. 12.706 for 0.95 and 1, 2.262 for 0.95 and 9).
-
-    Computed, not looked up: the exact t distribution function for integer degrees
-    of freedom (Abramowitz & Stegun 26.7.3-4, a finite sum) inverted by bisection
-    to 1e-12; degrees of freedom above 10,000 are taken as 10,000 (within 3e-4 of
-    the normal quantile's t)."""
+    for ``df`` degrees of freedom (e.g. 12.706 for 0.95 and 1, 2.262 for 0.95 and 9):
+    ``scipy.stats.t.ppf((1 + confidence) / 2, df)``."""
     if not 0 < confidence < 1:
         raise ValueError(f"confidence: invalid value {confidence!r}; accepted: a number in (0, 1)")
     if isinstance(df, bool) or int(df) != df or df < 1:
         raise ValueError(f"df: invalid value {df!r}; accepted: a whole number >= 1")
-    return _t_quantile(float(confidence), min(int(df), 10_000))
+    from scipy.stats import t
 
-
-@functools.lru_cache(maxsize=None)
-def _t_quantile(confidence: float, nu: int) -> float:
-    lo, hi = 0.0, 1.0
-    while _t_two_sided(hi, nu) < confidence:
-        hi *= 2
-    for _ in range(200):
-        mid = (lo + hi) / 2
-        if _t_two_sided(mid, nu) < confidence:
-            lo = mid
-        else:
-            hi = mid
-        if hi - lo < 1e-12 * max(1.0, hi):
-            break
-    return (lo + hi) / 2
+    return float(t.ppf((1 + confidence) / 2, int(df)))
 
 
 def sweep_stats(

@@ -1,0 +1,201 @@
+"""The shared runner (cclab.runner) under `cclab sweep` and `cclab reproduce`: workers die with
+their parent, a worker that dies fails its own run only, a rerun resumes from the run store,
+an unreachable Dask scheduler fails before anything is written; scipy's t quantile."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from typer.testing import CliRunner
+
+import cclab
+from cclab.cli import app
+from cclab.runner import Job, run_jobs
+from cclab.store import RunStore
+from cclab.sweep import SweepError, execute, t_quantile
+
+BASE = {
+    "name": "tiny",
+    "duration": "3s",
+    "topology": {"kind": "dumbbell", "bottleneck": {"rate": "10Mbps", "delay": "8ms", "buffer": "1bdp"}},
+    "flows": [{"cc": "newreno", "count": 2, "rtt": "20ms"}],
+}
+CCS = ["newreno", "cubic", "htcp", "bic", "scalable"]
+DEFINITION = {"name": "tiny", "base": BASE, "seed": 3, "replications": 2, "grid": {"flows[0].cc": CCS}}
+
+
+def cli_env(store: Path) -> dict:
+    env = dict(os.environ, CCLAB_STORE=str(store))
+    pkg_parent = str(Path(cclab.__file__).resolve().parents[1])
+    env["PYTHONPATH"] = pkg_parent + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    return env
+
+
+def children(pid: int) -> list:
+    """The live (not zombie) child processes of ``pid``, from /proc."""
+    out = []
+    for d in Path("/proc").iterdir():
+        if d.name.isdigit():
+            try:
+                stat = (d / "stat").read_text()
+            except OSError:
+                continue
+            fields = stat.rsplit(")", 1)[1].split()  # after "pid (comm)": state, ppid, ...
+            if int(fields[1]) == pid and fields[0] != "Z":
+                out.append(int(d.name))
+    return out
+
+
+def alive(pid: int) -> bool:
+    try:
+        return (Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
+def test_sweep_workers_die_when_only_the_parent_is_killed(tmp_path):
+    # 8 runs of about a second each on two workers: long enough to kill the parent midway.
+    slow = dict(BASE, duration="20s", topology={"kind": "dumbbell", "bottleneck": {
+        "rate": "1Gbps", "delay": "8ms", "buffer": "1bdp"}})
+    f = tmp_path / "slow.toml"
+    (tmp_path / "base.toml").write_text(cclab.to_toml(slow), encoding="utf-8")
+    f.write_text('name = "slow"\nbase = "base.toml"\nreplications = 2\n[grid]\n"flows[0].cc" = '
+                 + json.dumps(CCS[:4]) + "\n", encoding="utf-8")
+    out = tmp_path / "out"
+    err = tmp_path / "stderr.txt"
+    with open(err, "w") as e:
+        proc = subprocess.Popen([sys.executable, "-m", "cclab", "sweep", str(f), "--out", str(out), "--jobs", "2",
+                                 "-q"], stdout=subprocess.DEVNULL, stderr=e, env=cli_env(tmp_path / "store"),
+                                start_new_session=True)
+    try:
+        deadline = time.monotonic() + 120
+        workers: list = []
+        while len(workers) < 2:  # the two spawned workers (and the resource tracker) are its children
+            assert proc.poll() is None, err.read_text()
+            assert time.monotonic() < deadline, "no workers within 120 s"
+            workers = [p for p in children(proc.pid)
+                       if b"spawn_main" in Path(f"/proc/{p}/cmdline").read_bytes()]
+            time.sleep(0.05)
+        kids = children(proc.pid)
+        os.kill(proc.pid, signal.SIGKILL)  # the parent only, not its process group
+        proc.wait(timeout=30)
+        deadline = time.monotonic() + 5
+        while any(alive(p) for p in kids) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not [p for p in kids if alive(p)], "children outlived their parent by 5 s"
+        assert len([p for p in (out / "runs").iterdir() if not p.name.startswith(".")]) < 8
+    finally:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)  # whatever is left, should the test fail
+        except ProcessLookupError:
+            pass
+
+
+def run_killing_its_worker_on_bic(scenario, seed):
+    """A run function for the workers: its process dies (SIGKILL, as the OOM killer does) for bic."""
+    if scenario["flows"][0]["cc"] == "bic":
+        os.kill(os.getpid(), signal.SIGKILL)
+    return cclab.run(scenario, seed=seed)
+
+
+def test_a_worker_that_dies_fails_its_own_run_and_the_others_finish(tmp_path):
+    out = tmp_path / "out"
+    report = execute(DEFINITION, out, jobs=2, run=run_killing_its_worker_on_bic)
+    assert report.ok == 8 and len(report.failed) == 2
+    assert {f["params"]["flows[0].cc"] for f in report.failed} == {"bic"}
+    for f in report.failed:
+        assert "the worker process died while running it (killed by SIGKILL" in f["error"], f["error"]
+    df = cclab.load_sweep(out)
+    assert (df.loc[df["status"] == "ok", "flows[0].cc"] != "bic").all() and (df["status"] == "ok").sum() == 8
+
+
+def test_run_jobs_reports_each_job_once_longest_first_in_one_process(tmp_path, monkeypatch):
+    monkeypatch.setenv("CCLAB_STORE", str(tmp_path / "store"))
+    short, long_ = dict(BASE, duration="1s"), dict(BASE, duration="4s")
+    jobs = [Job(short, 1, keep=n_flows, tag="short"), Job(long_, 1, tag="long"),
+            Job(short, 2, tag="bad", run=run_raising)]
+    done = run_jobs(jobs, workers=1)
+    assert [d.job.tag for d in done] == ["long", "short", "bad"]  # equal costs keep their order
+    assert isinstance(done[0].value, cclab.Result) and done[1].value == 2  # keep's value: 2 flows
+    assert not done[2].ok and done[2].error == "ValueError: no such run" and "run_raising" in done[2].traceback
+    # The stored runs are the core's: the custom run function's is not stored.
+    store = RunStore()
+    assert store.get(long_, 1) is not None and store.get(short, 1) is not None and store.get(short, 2) is None
+
+
+def n_flows(res):
+    return len(res.flows)
+
+
+def run_raising(scenario, seed):
+    raise ValueError("no such run")
+
+
+def test_a_rerun_takes_runs_from_the_store_without_simulating(tmp_path, monkeypatch):
+    monkeypatch.setenv("CCLAB_STORE", str(tmp_path / "store"))
+    out = tmp_path / "out"
+    execute(DEFINITION, out, jobs=2)
+    lost = sorted(p for p in (out / "runs").iterdir())[:3]  # as if killed before these were written
+    before = {p.name: cclab.load(p).flows for p in lost}
+    for p in lost:
+        shutil.rmtree(p)
+
+    def boom(*a, **k):
+        raise AssertionError("simulated although stored")
+
+    monkeypatch.setattr(sys.modules["cclab.run"], "run", boom)
+    again = execute(DEFINITION, out, jobs=1)
+    assert (again.skipped, again.ok, again.failed) == (7, 3, [])
+    for name, flows in before.items():
+        pd.testing.assert_frame_equal(cclab.load(out / "runs" / name).flows, flows, check_exact=True)
+
+
+def test_an_unreachable_dask_scheduler_fails_fast_and_writes_nothing(tmp_path):
+    out = tmp_path / "out"
+    t0 = time.monotonic()
+    with pytest.raises(SweepError) as ei:
+        execute(DEFINITION, out, dask="tcp://127.0.0.1:1")
+    assert time.monotonic() - t0 < 15  # distributed alone would retry for its 20 s timeout
+    assert ei.value.field == "--dask" and "cannot reach the Dask scheduler at tcp://127.0.0.1:1" in str(ei.value)
+    assert not out.exists()
+
+
+def test_cli_out_naming_a_file_is_exit_2_in_one_line(tmp_path):
+    f = tmp_path / "a-file"
+    f.write_text("x")
+    sweep_file = tmp_path / "s.toml"
+    (tmp_path / "base.toml").write_text(cclab.to_toml(BASE), encoding="utf-8")
+    sweep_file.write_text('base = "base.toml"\n[grid]\n"flows[0].cc" = ["cubic"]\n', encoding="utf-8")
+    for args in (["sweep", str(sweep_file), "--out", str(f)], ["reproduce", "003", "--quick", "--out", str(f / "x")]):
+        res = CliRunner().invoke(app, args, terminal_width=400)
+        assert res.exit_code == 2, res.output
+        assert res.output.strip().startswith("error: --out:") and len(res.output.strip().splitlines()) == 1
+    assert f.read_text() == "x"
+
+
+# Student's t two-sided quantiles of the hand-written inversion scipy replaced (A&S 26.7.3-4 by
+# bisection to 1e-12), kept here as they printed.
+OLD_T = {
+    0.90: {1: 6.3137515146754595, 2: 2.9199855803535684, 5: 2.0150483733332294, 30: 1.6972608865939947},
+    0.95: {1: 12.706204736172367, 2: 4.302652729749752, 3: 3.1824463052844294, 9: 2.2621571627978483,
+           120: 1.9799304050820865, 1000: 1.9623390808255863},
+    0.99: {1: 63.65674116284936, 5: 4.032142983554877, 10: 3.1692726726168985, 120: 2.6174211451061637},
+}
+
+
+@pytest.mark.parametrize("confidence", sorted(OLD_T))
+def test_scipy_t_quantile_equals_the_old_values(confidence):
+    for dof, old in OLD_T[confidence].items():
+        assert t_quantile(confidence, dof) == pytest.approx(old, rel=1e-10), dof
+    with pytest.raises(ValueError, match="df: invalid value 0"):
+        t_quantile(confidence, 0)
