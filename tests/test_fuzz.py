@@ -77,12 +77,20 @@ def leaves(obj: Any, path: tuple = ()) -> List[tuple]:
 
 
 def put(obj: Any, path: tuple, value: Any) -> None:
+    """Sets ``path`` to ``value``; skipped when an earlier mutation replaced a container on the way."""
     for k in path[:-1]:
-        obj = obj[k]
-    if isinstance(obj, list) and path[-1] >= len(obj):
-        obj.append(value)
-    elif isinstance(obj, (dict, list)):
-        obj[path[-1]] = value
+        try:
+            obj = obj[k]
+        except (KeyError, IndexError, TypeError):
+            return
+    last = path[-1]
+    if isinstance(obj, list) and isinstance(last, int):
+        if last < len(obj):
+            obj[last] = value
+        else:
+            obj.append(value)
+    elif isinstance(obj, dict):
+        obj[last] = value
 
 
 @st.composite
