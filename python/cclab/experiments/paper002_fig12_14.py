@@ -10,16 +10,13 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence
 import pandas as pd
 
 from . import register
-from .base import Experiment, Report, Run, Variant, claim
+from .base import Experiment, Report, Run, claim
 from .common import figure
 from .paper002 import (
     DEFAULT_VARIANT,
     K9,
     SETUP,
-    VARIANT_WHY,
     VARIANTS,
-    variant_text,
-    _ablate,
     _at,
     _dax,
     _ds,
@@ -38,7 +35,7 @@ from .paper002 import (
     _sweep,
     _table,
 )
-from .paper002_fig6_8 import _others
+from .paper002_fig6_8 import variants_of
 from .verdicts import Check
 
 Q12_HS = ("From Fig. 12, KTCP can improve fairness of HSTCP as similar to the case where HSTCP flows compete "
@@ -96,17 +93,6 @@ CAUSES: Dict[str, Dict[str, str]] = {
         "bounded": "with T_c capped the two KTCP flows' short holds leave the total where plain HSTCP's is",
     },
 }
-
-
-def _variants(per: Mapping[str, Mapping[str, Check]], causes: Mapping[str, Mapping[str, str]]
-              ) -> tuple[List[Check], List[Variant]]:
-    """The default variant's checks (each failing one with its ablation from a variant that differs
-    in one setting) and every variant's checks."""
-    done = {name: [_ablate(c, _others(name, per, key), causes.get(key, {})) for key, c in checks.items()]
-            for name, checks in per.items()}
-    variants = [Variant(n, variant_text(n), done[n], default=n == DEFAULT_VARIANT,
-                        why=VARIANT_WHY if n == DEFAULT_VARIANT else "") for n in VARIANTS]
-    return done[DEFAULT_VARIANT], variants
 
 
 def _vds(quick: bool) -> Sequence[int]:
@@ -172,7 +158,8 @@ class Fig12(Experiment):
         per = {name: self._checks(_select(data, j, t) if name == DEFAULT_VARIANT
                                   else _select(data, j, t, SEEDS_VAR, _vds(quick)), quick)
                for name, (j, t) in VARIANTS.items()}
-        checks, variants = _variants(per, CAUSES)
+        variants = variants_of(per, CAUSES)
+        checks = next(v for v in variants if v.default).checks
         data = _select(data, *VARIANTS[DEFAULT_VARIANT])
         df = _per_run(data)
         ns = _normalized_sack(df)
@@ -288,7 +275,8 @@ class Fig13to14(Experiment):
         per = {name: self._checks(self._frame(data, j, t) if name == DEFAULT_VARIANT
                                   else self._frame(data, j, t, SEEDS_VAR, _vds(quick)), quick)
                for name, (j, t) in VARIANTS.items()}
-        checks, variants = _variants(per, CAUSES)
+        variants = variants_of(per, CAUSES)
+        checks = next(v for v in variants if v.default).checks
         df = self._frame(data, *VARIANTS[DEFAULT_VARIANT])
         st_t, st_d = _stat(df, "total"), _stat(df, "drops")
         fig, axes = figure(1, 2, width=4.6, height=3.4)

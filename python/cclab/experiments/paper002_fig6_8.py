@@ -262,16 +262,20 @@ def _change(name: str, flip: str) -> str:
     return f"T_c capped at {t} (ktcp_tc_max = {t})" if t else "T_c unbounded (no ktcp_tc_max)"
 
 
-def variant_checks(per: Mapping[str, Dict[str, Check]]) -> Dict[str, List[Check]]:
+def variant_checks(per: Mapping[str, Dict[str, Check]], causes: Mapping[str, Dict[str, str]] = CAUSES
+                   ) -> Dict[str, List[Check]]:
     """Each variant's checks, a failing one explained by the variant that differs in one setting
-    where that proves the cause."""
-    out = {}
-    for name, checks in per.items():
-        done = []
-        for key, c in checks.items():
-            done.append(_ablate(c, _others(name, per, key), CAUSES.get(key, {})))
-        out[name] = done
-    return out
+    where that proves the cause (``causes``: per check key, the cause in its words per setting)."""
+    return {name: [_ablate(c, _others(name, per, key), causes.get(key, {})) for key, c in checks.items()]
+            for name, checks in per.items()}
+
+
+def variants_of(per: Mapping[str, Dict[str, Check]], causes: Mapping[str, Dict[str, str]] = CAUSES
+                ) -> List[Variant]:
+    """Every variant's checks (``variant_checks``) as the report's variants, the default named."""
+    done = variant_checks(per, causes)
+    return [Variant(n, variant_text(n), done[n], default=n == DEFAULT_VARIANT,
+                    why=VARIANT_WHY if n == DEFAULT_VARIANT else "") for n in VARIANTS]
 
 
 def both_note(per: Mapping[str, Dict[str, Check]]) -> str:
@@ -365,10 +369,7 @@ class Fig6to8(Experiment):
             else:
                 frames[name] = _Frames(_select(data, jitter, tc_max, vseeds, vds))
         per = {n: _checks(fr, quick) for n, fr in frames.items()}
-        done = variant_checks(per)
-        variants = [Variant(n, variant_text(n), done[n], default=n == DEFAULT_VARIANT,
-                            why=VARIANT_WHY if n == DEFAULT_VARIANT else "")
-                    for n in VARIANTS]
+        variants = variants_of(per)
         fr = frames[DEFAULT_VARIANT]
         md = _table({"HS flow (Mbit/s)": fr.st_x, "20 SACK (Mbit/s)": fr.st_s, "HS share (Fig. 7)": fr.st_nx,
                      "SACK normalized (Fig. 8)": fr.st_ns}, self.configs(quick))
@@ -378,6 +379,6 @@ class Fig6to8(Experiment):
                        + _table({"HS flow (Mbit/s)": f.st_x, "20 SACK (Mbit/s)": f.st_s,
                                  "HS share (Fig. 7)": f.st_nx, "SACK normalized (Fig. 8)": f.st_ns},
                                 self.configs(quick)))
-        return Report(figures=self._figures(fr, quick), checks=done[DEFAULT_VARIANT], markdown=md,
+        return Report(figures=self._figures(fr, quick), checks=next(v for v in variants if v.default).checks, markdown=md,
                       notes=[both_note(per)], variants=variants)
 

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from . import register
-from .base import Experiment, Report, Run, Variant, claim
+from .base import Experiment, Report, Run, claim
 from .common import figure
 from .paper002 import (
     BUFFER,
@@ -24,10 +24,7 @@ from .paper002 import (
     SACK,
     SEEDS_QUICK,
     SETUP,
-    VARIANT_WHY,
     VARIANTS,
-    variant_text,
-    _ablate,
     _at,
     _dax,
     _ds,
@@ -47,7 +44,7 @@ from .paper002 import (
     _sweep,
     _table,
 )
-from .paper002_fig6_8 import _others
+from .paper002_fig6_8 import variants_of
 from .verdicts import Check
 
 
@@ -226,11 +223,7 @@ class Fig10to11(Experiment):
             sel = (_select(data, jitter, tc_max) if name == DEFAULT_VARIANT
                    else _select(data, jitter, tc_max, SEEDS_VAR11, vds))
             per[name] = self._checks(sel, quick)
-        done = {}
-        for name, checks in per.items():
-            done[name] = [_ablate(c, _others(name, per, key), CAUSES11.get(key, {})) for key, c in checks.items()]
-        variants = [Variant(n, variant_text(n), done[n], default=n == DEFAULT_VARIANT,
-                            why=VARIANT_WHY if n == DEFAULT_VARIANT else "") for n in VARIANTS]
+        variants = variants_of(per, CAUSES11)
         held = ", ".join(n for n, c in per.items() if c["sack_up"].holds) or "none"
         data = _select(data, *VARIANTS[DEFAULT_VARIANT])
         df = _per_run(data)
@@ -258,5 +251,5 @@ class Fig10to11(Experiment):
         ax11.set_title("Fig. 11: 20 SACK flows against two HSTCP(+KTCP) / against 2 more SACK flows", fontsize=9)
         md = _table({"HS flow 1 (Mbit/s)": st0, "HS flow 2 (Mbit/s)": st1, "20 SACK (Mbit/s)": st_s,
                      "SACK normalized (Fig. 11)": st_ns}, self.configs(quick))
-        return Report(figures={"fig10": fig10, "fig11": fig11}, checks=done[DEFAULT_VARIANT], markdown=md,
+        return Report(figures={"fig10": fig10, "fig11": fig11}, checks=next(v for v in variants if v.default).checks, markdown=md,
                       variants=variants, notes=[f"The Fig. 11 claim holds in the variants: {held}."])
