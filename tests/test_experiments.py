@@ -5,6 +5,7 @@ never a test's: the tests check that verdicts are computed right (see test_verdi
 from __future__ import annotations
 
 import json
+import re
 import sys
 
 
@@ -22,6 +23,8 @@ else:  # pragma: no cover
 ALL = ex.experiments()
 #: reason text -> the check that gave it, over every experiment run in this session
 REASONS: dict = {}
+#: a cause with its numbers replaced by N -> the cause, over every experiment run in this session
+CAUSE_SHAPES: dict = {}
 
 
 def test_every_paper_has_experiments():
@@ -52,6 +55,13 @@ def test_quick_form_writes_its_files_and_well_formed_verdicts(exp, tmp_path):
     report = (o.folder / "report.md").read_text()
     for cause in {c.cause for c in checks if c.cause}:  # a cause is stated once, however many checks it explains
         assert report.count(cause) == 1, f"{exp.id}: cause stated {report.count(cause)} times: {cause!r}"
+        # and no cause is another's sentence with other numbers (a template); one cause may serve two experiments
+        other = CAUSE_SHAPES.setdefault(re.sub(r"\d+(\.\d+)?", "N", cause), cause)
+        assert other == cause, f"two causes differ only in their numbers: {other!r} and {cause!r}"
+        if any(c.cause == cause and c.ablation is not None for c in checks):  # its ablation's numbers with it
+            assert "without the cause" in report.split(cause, 1)[1].split("\n", 1)[0], cause
+    rows = report.split("Causes of the differences:")[0]
+    assert "of the gap" not in rows, f"{exp.id}: a verdict cell repeats an ablation's effect instead of its label"
     assert exp.title in report and "| what the paper says | published | cclab |" in report
     assert "**Quick form**" in report.split("|")[0], "a quick-form report must say its numbers are not the paper's"
 

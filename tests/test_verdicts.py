@@ -122,15 +122,23 @@ def test_a_difference_without_cause_or_suspicion_carries_no_reason_text():
     assert c.reason == "" and c.cause == "" and c.verdict == "differs-unexplained"
 
 
-def test_a_cause_shared_by_several_checks_is_stated_once_and_each_check_gives_its_effect():
+def test_a_cause_shared_by_several_checks_is_stated_once_with_each_checks_numbers():
     from cclab.experiments.verdicts import checks_table
 
     cause = "the 10-epoch local minimum RTT of eq. (5) absorbs a growing queue"
     a = compare("Jain, 10 ms", "0.98", 0.72).explained_by(compare("Jain, 10 ms", "0.98", 0.93), cause, "rtt_min = 1000")
-    b = compare("Jain, 20 ms", "0.92", 0.67).explained_by(compare("Jain, 20 ms", "0.92", 0.86), cause, "rtt_min = 1000")
+    b = compare("Jain, 20 ms", "0.92", 0.67).explained_by(compare("Jain, 20 ms", "0.92", 0.92), cause, "rtt_min = 1000")
     s = claim("no drop", False, "3 drops", reason="slow start overshoots")
-    table = checks_table([a, b, s, compare("u", "0.5", 0.1)])
-    assert table.count(cause) == 1 and table.count("slow start overshoots") == 1
-    assert "(a: with rtt_min = 1000: 0.93, closes" in table and "(a: with rtt_min = 1000: 0.86, closes" in table
-    assert "(b: suspected, not proven by a run)" in table and "ablation: rtt_min = 1000" in table
-    assert "| differs-unexplained |" in table
+    s2 = claim("no drop at 50 ms", False, "5 drops", reason="slow start overshoots")
+    t = compare("Jain, 30 ms", "0.88", 0.60).explained_by(compare("Jain, 30 ms", "0.88", 0.55), cause, "rtt_min = 1000")
+    table = checks_table([a, b, s, s2, t, compare("u", "0.5", 0.1)])
+    rows, causes = table.split("Causes of the differences:")
+    # The cause, its ablation and the words around the numbers appear once, in the cause's entry ...
+    for once in (cause, "slow start overshoots", "rtt_min = 1000", "of the gap", "without the cause"):
+        assert table.count(once) == 1, once
+    # ... which gives every check it explains with its value as run and without the cause.
+    assert "Jain, 10 ms 0.72 → 0.93 (82%); Jain, 20 ms 0.67 → 0.92 (passes). It does not explain: Jain, 30 ms 0.6 → 0.55 (-18%)." in causes
+    assert "Suspected, not proven by a run, for: no drop; no drop at 50 ms." in causes
+    # The table's cells only point at it.
+    assert rows.count("| differs-explained (a) |") == 2 and rows.count("| differs-unexplained (b, suspected) |") == 2
+    assert "| differs-unexplained |" in rows and rows.count("| differs-unexplained (a, tried) |") == 1

@@ -417,6 +417,11 @@ class Table5(_Table):
                             "of RED (Table 3).")] + self.fairer(d, v, 20)
 
 
+#: Table 6's one proven cause, for the gARED-vs-ARED headline and Table 6's own cells alike
+_GARED_STUCK = ("gARED left at ARED's initial max_p of 0.1, which its rule lowers only while the average queue "
+                "falls between min_th and the target")
+
+
 @register
 class Table6(_Table):
     name = "table6"
@@ -443,17 +448,14 @@ class Table6(_Table):
         head = K.gared_vs_ared(range(26, 32), _delays(quick), d, default.name.split(", ")[0],
                                default.name.split(", ")[1], cmp)
         ablated = next(v for v in variants if v.name == f"gARED max_p0 0.001, {_FLOORS[0][0]}")
-        head = K.with_ablations(head, ablated.checks, "gARED left at ARED's initial max_p of 0.1, which its rule "
-                                "lowers only while the average queue falls between min_th and the target",
-                                "initial max_p = 0.001")
+        head = K.with_ablations(head, ablated.checks, _GARED_STUCK, "initial max_p = 0.001")
         rep.checks = head + rep.checks
         rep.variants = variants
         return rep
 
     def ablate(self, checks, variants):
         low = next(v for v in variants if v.name == "gARED max_p0 0.001")
-        return K.with_ablations(checks, low.checks, "gARED's max_p left at its initial 0.1",
-                                "initial max_p = 0.001")
+        return K.with_ablations(checks, low.checks, _GARED_STUCK, "initial max_p = 0.001")
 
     def claims(self, d, v, quick):
         return self.fairer(d, v, 26)

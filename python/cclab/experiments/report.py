@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import re
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, List, Sequence, Union
 
@@ -97,22 +98,22 @@ def _headlines(outcomes: Sequence[Outcome], stated: dict) -> List[str]:
              "Each paper's central claims, with cclab's verdict and, where it differs, the measured cause "
              "(stated once, below the table).", "",
              "| paper | claim | cclab | verdict |", "|---|---|---|---|"]
-    causes: List[str] = []
+    first: dict = {}  # cause -> its label where a headline first gives it; a cause is stated once
+    members: List = []  # the headline checks that have a cause, in order
     for o in outcomes:
         e = o.experiment
-        labels = {cause: f"{e.paper}-{e.name} {label}" for cause, label in causes_of(list(o.checks)).items()}
-        used = {}
+        local = causes_of(list(o.checks))
         for c in o.checks:
-            if c.headline:
-                what = c.what + (f" — “{c.quote}”" if c.quote else "") + (f" ({c.section})" if c.section else "")
-                cells = [f"{e.paper} [{e.name}](#{e.paper}-{e.name})", what, fmt(c.measured),
-                         verdict_cell(c, labels.get(c.cause, ""))]
-                lines.append("| " + " | ".join(re.sub(r"\s+", " ", x.replace("|", "\\|")) for x in cells) + " |")
-                if c.cause:
-                    used[c.cause] = labels[c.cause]
-                    stated.setdefault(c.cause, f"[headline claims](#headline-claims) {labels[c.cause]}")
-        causes += [x for x in causes_list(used, list(o.checks)) if not any(x.endswith(y.split(") ", 1)[1])
-                                                                          for y in causes)]
+            if not c.headline:
+                continue
+            what = c.what + (f" — “{c.quote}”" if c.quote else "") + (f" ({c.section})" if c.section else "")
+            label = first.setdefault(c.cause, f"{e.paper}-{e.name} {local[c.cause]}") if c.cause else ""
+            cells = [f"{e.paper} [{e.name}](#{e.paper}-{e.name})", what, fmt(c.measured), verdict_cell(c, label)]
+            lines.append("| " + " | ".join(re.sub(r"\s+", " ", x.replace("|", "\\|")) for x in cells) + " |")
+            if c.cause:
+                members.append(replace(c, what=f"{e.paper} {e.name} {c.what}"))
+                stated.setdefault(c.cause, f"[headline claims](#headline-claims) {label}")
+    causes = causes_list(first, members)
     if causes:
         lines += ["", "Causes:", ""] + [re.sub(r"\s+", " ", x) for x in causes]
     return lines + [""]

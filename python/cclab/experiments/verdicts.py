@@ -287,20 +287,45 @@ def causes_of(checks: "list[Check]") -> "dict[str, str]":
 
 
 def verdict_cell(c: Check, label: str = "") -> str:
-    """A check's verdict for a table: the verdict, and the label of its cause (stated once below the
-    table) with what removing it did to this check."""
+    """A check's verdict for a table: the verdict, and for a difference the label of its cause, which is
+    stated once below the table with what removing it did to each check it explains."""
     if c.holds:
         return c.kind if c.informative else f"{c.kind}: {c.why_uninformative}"
-    return f"{c.kind} ({label}: {c.effect})" if c.cause else c.kind
+    if not c.cause:
+        return c.kind
+    if c.ablation is None:
+        return f"{c.kind} ({label}, suspected)"
+    return f"{c.kind} ({label})" if c.ablation.explains else f"{c.kind} ({label}, tried)"
+
+
+def _effect_on(c: Check) -> str:
+    """One check's part of its cause's entry: cclab's value as run -> without the cause (share closed)."""
+    a = c.ablation
+    assert a is not None
+    return f"{c.what} {fmt(c.measured)} → {fmt(a.measured)} ({'passes' if a.holds else f'{a.closed:.0%}'})"
 
 
 def causes_list(labels: "dict[str, str]", checks: "list[Check]") -> list[str]:
-    """Each cause once, with whether a run proves it."""
+    """Each cause once: the cause, the ablation that removes it, and for every check it is put down to
+    the check's value as run and on the ablation's runs (or, unproven, the checks it is suspected for).
+    The numbers live here, in one entry per cause, not in a sentence repeated for every check."""
     out = []
     for cause, label in labels.items():
-        proven = [c for c in checks if c.cause == cause and c.ablation is not None]
-        how = f"ablation: {proven[0].ablation.change}" if proven else "suspected, not proven by a run"
-        out.append(f"- ({label}) {cause} ({how})")
+        mine = [c for c in checks if c.cause == cause]
+        proven = [c for c in mine if c.ablation is not None]
+        suspected = [c for c in mine if c.ablation is None]
+        parts = [f"- ({label}) {cause}."]
+        for change in dict.fromkeys(c.ablation.change for c in proven):
+            on = [c for c in proven if c.ablation.change == change]
+            parts.append(f"Ablation run by the experiment, {change}; each check as run → without the cause "
+                         "(share of the gap closed, or passes)")
+            good = [_effect_on(c) for c in on if c.ablation.explains]
+            tried = [_effect_on(c) for c in on if not c.ablation.explains]  # shown where it does not explain
+            parts[-1] += (": " + "; ".join(good) + "." if good else ".") + (
+                (" It does not explain: " if good else " It explains none: ") + "; ".join(tried) + "." if tried else "")
+        if suspected:
+            parts.append("Suspected, not proven by a run, for: " + "; ".join(c.what for c in suspected) + ".")
+        out.append(" ".join(parts))
     return out
 
 
