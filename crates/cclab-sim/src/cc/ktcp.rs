@@ -279,14 +279,10 @@ mod tests {
 
     fn view(cwnd: f64, ssthresh: f64, state: CaState) -> SenderView {
         SenderView {
-            now: SimTime::ZERO,
-            cwnd,
-            ssthresh,
-            flight_size: cwnd as u64,
             srtt: SimTime::from_millis(100),
             rtt_min: SimTime::from_millis(100),
-            mss: 1500,
             state,
+            ..crate::cc::testing::view(cwnd, ssthresh)
         }
     }
 

@@ -59,7 +59,7 @@ impl CongestionControl for Reno {
     }
 
     fn ssthresh(&mut self, v: &SenderView) -> f64 {
-        (self.cfg.beta * v.cwnd).max(2.0)
+        super::multiplicative_decrease(v.cwnd, self.cfg.beta)
     }
 
     fn cong_avoid(&mut self, v: &SenderView, acked: u32) -> f64 {
@@ -70,21 +70,7 @@ impl CongestionControl for Reno {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cc::CaState;
-    use crate::units::SimTime;
-
-    fn view(cwnd: f64, ssthresh: f64) -> SenderView {
-        SenderView {
-            now: SimTime::ZERO,
-            cwnd,
-            ssthresh,
-            flight_size: cwnd as u64,
-            srtt: SimTime::ZERO,
-            rtt_min: SimTime::ZERO,
-            mss: 1500,
-            state: CaState::Open,
-        }
-    }
+    use crate::cc::testing::view;
 
     #[test]
     fn loss_halves_the_window_but_not_below_two() {
