@@ -3,37 +3,11 @@
 //! settled, drops nothing.
 
 mod common;
-use cclab_sim::results::Column;
 use cclab_sim::RunOutput;
-use common::{dumbbell, run_toml};
-
-/// Mean bottleneck queue over the samples taken after the warmup, and the queues
-/// table's whole-run mean of the same queue, packets.
-fn bottleneck_queue(out: &RunOutput, warmup_s: f64) -> (f64, f64) {
-    let row = match out.queues.get("role") {
-        Some(Column::Str(roles)) => roles.iter().position(|r| r == "bottleneck").unwrap(),
-        _ => panic!("no role column"),
-    };
-    let link = out.queues.u64s("link")[row];
-    let q = &out.queue_series;
-    let (t, l, n) = (q.f64s("time_s"), q.u64s("link"), q.u64s("len_pkts"));
-    let settled: Vec<f64> = (0..t.len()).filter(|&i| l[i] == link && t[i] >= warmup_s).map(|i| n[i] as f64).collect();
-    (settled.iter().sum::<f64>() / settled.len() as f64, out.queues.f64s("mean_len_pkts")[row])
-}
+use common::{bottleneck_queue, queue_equilibrium_run};
 
 fn run(flows: u32, rate: &str) -> RunOutput {
-    let f = format!(
-        r#"
-[[flows]]
-cc = "fast"
-count = {flows}
-rtt = "40ms"
-start_spread = "100ms"
-"#
-    );
-    let mut text = dumbbell(rate, "18ms", "2000pkts", "60s", "20s", &f);
-    text = text.replacen("warmup", "sample_interval = \"10ms\"\nwarmup", 1);
-    run_toml(&text, 1)
+    queue_equilibrium_run("fast", flows, rate)
 }
 
 #[test]

@@ -52,7 +52,7 @@
 //! | `low_window` | Reno at or below this window, packets | 14 | [0, 1e9] |
 //! | `fast_convergence` | 1: on, 0: off | 1 | 0 or 1 |
 
-use super::{additive_increase, slow_start, CaState, CongestionControl, ParamError, ParamReader, Params, SenderView};
+use super::{additive_increase, CaState, CongestionControl, ParamError, ParamReader, Params, SenderView};
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct BicConfig {
@@ -115,6 +115,32 @@ impl Bic {
         };
         d.clamp(self.cfg.s_min, self.cfg.s_max)
     }
+
+    /// Congestion avoidance from window `cwnd` for `left` acknowledged packets.
+    fn avoid(&mut self, mut cwnd: f64, left: u32) -> f64 {
+        if cwnd <= self.cfg.low_window {
+            self.round_left = 0.0;
+            return additive_increase(cwnd, 1.0, left);
+        }
+        // A round goes on only from where it left the window.
+        if self.round_left > 0.0 && cwnd != self.round_window() {
+            self.round_left = 0.0;
+        }
+        let mut left = left as f64;
+        while left > 0.0 {
+            if self.round_left <= 0.0 {
+                self.round_start = cwnd;
+                self.round_len = cwnd;
+                self.round_left = cwnd;
+                self.step = self.step(cwnd);
+            }
+            let n = left.min(self.round_left);
+            self.round_left -= n;
+            left -= n;
+            cwnd = self.round_window();
+        }
+        cwnd
+    }
 }
 
 pub fn build(p: &Params) -> Result<Box<dyn CongestionControl>, ParamError> {
@@ -150,41 +176,14 @@ impl CongestionControl for Bic {
         self.w_max = if w < self.w_max && self.cfg.fast_convergence { w * (1.0 + self.cfg.beta) / 2.0 } else { w };
         self.round_left = 0.0;
         let keep = if w <= self.cfg.low_window { 0.5 } else { self.cfg.beta };
-        (keep * w).max(2.0)
+        super::multiplicative_decrease(w, keep)
     }
 
     fn cong_avoid(&mut self, v: &SenderView, acked: u32) -> f64 {
-        let (mut cwnd, left) = if v.cwnd < v.ssthresh {
-            self.round_left = 0.0;
-            slow_start(v.cwnd, v.ssthresh, acked)
-        } else {
-            (v.cwnd, acked)
-        };
-        if left == 0 {
-            return cwnd;
-        }
-        if cwnd <= self.cfg.low_window {
-            self.round_left = 0.0;
-            return additive_increase(cwnd, 1.0, left);
-        }
-        // A round goes on only from where it left the window.
-        if self.round_left > 0.0 && cwnd != self.round_window() {
+        if v.cwnd < v.ssthresh {
             self.round_left = 0.0;
         }
-        let mut left = left as f64;
-        while left > 0.0 {
-            if self.round_left <= 0.0 {
-                self.round_start = cwnd;
-                self.round_len = cwnd;
-                self.round_left = cwnd;
-                self.step = self.step(cwnd);
-            }
-            let n = left.min(self.round_left);
-            self.round_left -= n;
-            left -= n;
-            cwnd = self.round_window();
-        }
-        cwnd
+        super::slow_start_then(v, acked, |cwnd, left| self.avoid(cwnd, left))
     }
 
     fn set_state(&mut self, _v: &SenderView, new: CaState) {
@@ -198,20 +197,7 @@ impl CongestionControl for Bic {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::units::SimTime;
-
-    fn view(cwnd: f64, ssthresh: f64) -> SenderView {
-        SenderView {
-            now: SimTime::ZERO,
-            cwnd,
-            ssthresh,
-            flight_size: cwnd as u64,
-            srtt: SimTime::ZERO,
-            rtt_min: SimTime::ZERO,
-            mss: 1500,
-            state: CaState::Open,
-        }
-    }
+    use crate::cc::testing::view;
 
     /// Acknowledges packets one per ACK from window `w` and returns the windows at which
     /// the next `rounds` rounds begin.

@@ -75,12 +75,7 @@ impl Ci {
 
     /// Packets to add per RTT in congestion avoidance, seen from `v`.
     pub fn per_rtt(&self, v: &SenderView) -> f64 {
-        let srtt = v.srtt.secs_f64();
-        if srtt == 0.0 {
-            return 1.0;
-        }
-        let q = if self.cfg.queue_term { (srtt - v.rtt_min.secs_f64()).max(0.0) } else { 0.0 };
-        ci_increase(ci_k(self.cfg.rtt_ref, q), srtt)
+        super::rtt_scaled_increase(v, self.cfg.rtt_ref, self.cfg.queue_term, ci_k, ci_increase)
     }
 }
 
@@ -101,19 +96,14 @@ impl CongestionControl for Ci {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cc::CaState;
+
     use crate::units::SimTime;
 
     fn view(cwnd: f64, srtt_ms: u64, rtt_min_ms: u64) -> SenderView {
         SenderView {
-            now: SimTime::ZERO,
-            cwnd,
-            ssthresh: 10.0,
-            flight_size: cwnd as u64,
             srtt: SimTime::from_millis(srtt_ms),
             rtt_min: SimTime::from_millis(rtt_min_ms),
-            mss: 1500,
-            state: CaState::Open,
+            ..crate::cc::testing::view(cwnd, 10.0)
         }
     }
 

@@ -53,7 +53,7 @@
 //! | `fast_convergence` | 1: on, 0: off | 1 | 0 or 1 |
 //! | `reno_friendly` | 1: use the Reno-friendly region W_est, 0: pure cubic | 1 | 0 or 1 |
 
-use super::{additive_increase, slow_start, CongestionControl, CwndEvent, ParamError, ParamReader, Params, SenderView};
+use super::{additive_increase, CongestionControl, CwndEvent, ParamError, ParamReader, Params, SenderView};
 use crate::units::SimTime;
 
 /// Which description of CUBIC the constants and the alpha rule follow.
@@ -163,6 +163,29 @@ impl Cubic {
         self.epoch = Some(e);
         e
     }
+
+    /// Congestion avoidance from window `cwnd` for `left` acknowledged packets.
+    fn avoid(&mut self, v: &SenderView, cwnd: f64, left: u32) -> f64 {
+        if v.srtt == SimTime::ZERO {
+            return additive_increase(cwnd, 1.0, left);
+        }
+        let e = match self.epoch {
+            Some(e) => e,
+            None => self.start_epoch(v.now, cwnd),
+        };
+        let t = (v.now - e.start).secs_f64();
+        let n = left as f64;
+
+        // W_est += alpha_cubic acked / cwnd   (eq. 4)
+        let alpha =
+            if self.cfg.variant == Variant::Rfc9438 && self.w_est >= self.cwnd_prior { 1.0 } else { self.cfg.alpha() };
+        self.w_est += alpha * n / cwnd;
+        if self.cfg.reno_friendly && self.w_cubic(&e, t) < self.w_est {
+            return cwnd.max(self.w_est);
+        }
+        let target = self.w_cubic(&e, t + v.srtt.secs_f64()).clamp(cwnd, 1.5 * cwnd);
+        (cwnd + (target - cwnd) * n / cwnd).min(target)
+    }
 }
 
 pub fn build(p: &Params) -> Result<Box<dyn CongestionControl>, ParamError> {
@@ -194,38 +217,14 @@ impl CongestionControl for Cubic {
         self.w_max = if self.cfg.fast_convergence && w < self.w_max { w * (1.0 + self.cfg.beta) / 2.0 } else { w };
         self.epoch = None;
         // ssthresh = cwnd beta_cubic   (section 4.6)
-        (w * self.cfg.beta).max(2.0)
+        super::multiplicative_decrease(w, self.cfg.beta)
     }
 
     fn cong_avoid(&mut self, v: &SenderView, acked: u32) -> f64 {
-        let (cwnd, left) = if v.cwnd < v.ssthresh {
+        if v.cwnd < v.ssthresh {
             self.epoch = None;
-            slow_start(v.cwnd, v.ssthresh, acked)
-        } else {
-            (v.cwnd, acked)
-        };
-        if left == 0 {
-            return cwnd;
         }
-        if v.srtt == SimTime::ZERO {
-            return additive_increase(cwnd, 1.0, left);
-        }
-        let e = match self.epoch {
-            Some(e) => e,
-            None => self.start_epoch(v.now, cwnd),
-        };
-        let t = (v.now - e.start).secs_f64();
-        let n = left as f64;
-
-        // W_est += alpha_cubic acked / cwnd   (eq. 4)
-        let alpha =
-            if self.cfg.variant == Variant::Rfc9438 && self.w_est >= self.cwnd_prior { 1.0 } else { self.cfg.alpha() };
-        self.w_est += alpha * n / cwnd;
-        if self.cfg.reno_friendly && self.w_cubic(&e, t) < self.w_est {
-            return cwnd.max(self.w_est);
-        }
-        let target = self.w_cubic(&e, t + v.srtt.secs_f64()).clamp(cwnd, 1.5 * cwnd);
-        (cwnd + (target - cwnd) * n / cwnd).min(target)
+        super::slow_start_then(v, acked, |cwnd, left| self.avoid(v, cwnd, left))
     }
 
     fn cwnd_event(&mut self, _v: &SenderView, ev: CwndEvent) {
@@ -239,18 +238,13 @@ impl CongestionControl for Cubic {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cc::CaState;
 
     fn view(now_ms: f64, cwnd: f64, ssthresh: f64, srtt_ms: f64) -> SenderView {
         SenderView {
             now: SimTime::from_secs_f64(now_ms / 1e3),
-            cwnd,
-            ssthresh,
-            flight_size: cwnd as u64,
             srtt: SimTime::from_secs_f64(srtt_ms / 1e3),
             rtt_min: SimTime::from_secs_f64(srtt_ms / 1e3),
-            mss: 1500,
-            state: CaState::Open,
+            ..crate::cc::testing::view(cwnd, ssthresh)
         }
     }
 

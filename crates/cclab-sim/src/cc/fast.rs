@@ -129,27 +129,18 @@ impl CongestionControl for Fast {
         if !std::mem::take(&mut self.round_ended) || self.avg_rtt == 0.0 {
             return v.cwnd;
         }
-        fast_update(v.cwnd, self.base_rtt, self.avg_rtt, self.cfg.alpha, self.cfg.gamma).max(2.0)
+        fast_update(v.cwnd, self.base_rtt, self.avg_rtt, self.cfg.alpha, self.cfg.gamma).max(super::MIN_WINDOW)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cc::{CaState, CcHeader};
+    use crate::cc::CcHeader;
     use crate::units::SimTime;
 
     fn view(now_ms: u64, cwnd: f64) -> SenderView {
-        SenderView {
-            now: SimTime::from_millis(now_ms),
-            cwnd,
-            ssthresh: f64::INFINITY,
-            flight_size: cwnd as u64,
-            srtt: SimTime::ZERO,
-            rtt_min: SimTime::ZERO,
-            mss: 1500,
-            state: CaState::Open,
-        }
+        SenderView { now: SimTime::from_millis(now_ms), ..crate::cc::testing::view(cwnd, f64::INFINITY) }
     }
 
     fn ack(c: &mut Fast, now_ms: u64, rtt_ms: u64, cwnd: f64) -> f64 {

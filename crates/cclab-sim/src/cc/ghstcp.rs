@@ -40,10 +40,8 @@
 //! | `table` | as `highspeed`: 1 table, 0 formulas | 1 | 0 or 1 |
 //! | `max_ssthresh` | as `highspeed`: RFC 3742 limited slow start, packets; 0 = off | 0 | 0 or [2, 1e9] |
 
-use super::highspeed::{limited_slow_start, HighSpeed, HighSpeedConfig};
-use super::{
-    additive_increase, slow_start, AckSample, CongestionControl, CwndEvent, ParamError, ParamReader, Params, SenderView,
-};
+use super::highspeed::{HighSpeed, HighSpeedConfig};
+use super::{additive_increase, AckSample, CongestionControl, CwndEvent, ParamError, ParamReader, Params, SenderView};
 use std::collections::VecDeque;
 
 /// Pearson's correlation coefficient from the sums of `n` pairs `(x, y)`:
@@ -204,19 +202,10 @@ impl Ghstcp {
 
 pub fn build(p: &Params) -> Result<Box<dyn CongestionControl>, ParamError> {
     let mut r = ParamReader::new(p);
-    let d = GhstcpConfig::default();
-    let z = r.get("z", d.z, 0.0, 100.0)?;
-    let table = r.get_flag("table", d.hs.table)?;
-    let max_ssthresh = r.get("max_ssthresh", d.hs.max_ssthresh, 0.0, 1e9)?;
-    if max_ssthresh > 0.0 && max_ssthresh < 2.0 {
-        return Err(ParamError {
-            param: "max_ssthresh".into(),
-            value: max_ssthresh.to_string(),
-            accepted: "0 (off) or a window in [2, 1e9] packets".into(),
-        });
-    }
+    let z = r.get("z", GhstcpConfig::default().z, 0.0, 100.0)?;
+    let hs = HighSpeedConfig::read(&mut r)?;
     r.finish()?;
-    Ok(Box::new(Ghstcp::new(GhstcpConfig { z, hs: HighSpeedConfig { table, max_ssthresh } })))
+    Ok(Box::new(Ghstcp::new(GhstcpConfig { z, hs })))
 }
 
 impl CongestionControl for Ghstcp {
@@ -233,14 +222,8 @@ impl CongestionControl for Ghstcp {
         if self.mode == Mode::Hstcp {
             return self.hs.cong_avoid(v, acked);
         }
-        let (cwnd, left) = if v.cwnd >= v.ssthresh {
-            (v.cwnd, acked)
-        } else if self.cfg.hs.max_ssthresh > 0.0 {
-            limited_slow_start(v.cwnd, v.ssthresh, acked, self.cfg.hs.max_ssthresh)
-        } else {
-            slow_start(v.cwnd, v.ssthresh, acked)
-        };
-        additive_increase(cwnd, 1.0, left)
+        // Reno mode: HighSpeed's slow start, then one packet per RTT.
+        super::grow(v, acked, |c, s, n| self.hs.slow_start(c, s, n), |cwnd, left| additive_increase(cwnd, 1.0, left))
     }
 
     fn pkts_acked(&mut self, v: &SenderView, s: &AckSample) {
@@ -263,19 +246,15 @@ impl CongestionControl for Ghstcp {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cc::{CaState, CcHeader};
+    use crate::cc::CcHeader;
     use crate::units::SimTime;
 
     fn view(now: SimTime, cwnd: f64) -> SenderView {
         SenderView {
             now,
-            cwnd,
-            ssthresh: 1.0,
-            flight_size: cwnd as u64,
             srtt: SimTime::from_millis(100),
             rtt_min: SimTime::from_millis(100),
-            mss: 1500,
-            state: CaState::Open,
+            ..crate::cc::testing::view(cwnd, 1.0)
         }
     }
 

@@ -170,6 +170,23 @@ impl Default for HighSpeedConfig {
     }
 }
 
+impl HighSpeedConfig {
+    /// Reads `table` and `max_ssthresh` (for `highspeed` and the algorithms built on it).
+    pub fn read(r: &mut ParamReader) -> Result<Self, ParamError> {
+        let d = HighSpeedConfig::default();
+        let table = r.get_flag("table", d.table)?;
+        let max_ssthresh = r.get("max_ssthresh", d.max_ssthresh, 0.0, 1e9)?;
+        if max_ssthresh > 0.0 && max_ssthresh < 2.0 {
+            return Err(ParamError {
+                param: "max_ssthresh".into(),
+                value: max_ssthresh.to_string(),
+                accepted: "0 (off) or a window in [2, 1e9] packets".into(),
+            });
+        }
+        Ok(HighSpeedConfig { table, max_ssthresh })
+    }
+}
+
 pub struct HighSpeed {
     cfg: HighSpeedConfig,
 }
@@ -190,22 +207,23 @@ impl HighSpeed {
             (a_formula(w, p_exact), b_formula(w))
         }
     }
+
+    /// Slow start for `acked` packets: RFC 3742's limited slow start when `max_ssthresh`
+    /// is set, else the standard one. Returns the new window and the packets left over.
+    pub fn slow_start(&self, cwnd: f64, ssthresh: f64, acked: u32) -> (f64, u32) {
+        if self.cfg.max_ssthresh > 0.0 {
+            limited_slow_start(cwnd, ssthresh, acked, self.cfg.max_ssthresh)
+        } else {
+            slow_start(cwnd, ssthresh, acked)
+        }
+    }
 }
 
 pub fn build(p: &Params) -> Result<Box<dyn CongestionControl>, ParamError> {
     let mut r = ParamReader::new(p);
-    let d = HighSpeedConfig::default();
-    let table = r.get_flag("table", d.table)?;
-    let max_ssthresh = r.get("max_ssthresh", d.max_ssthresh, 0.0, 1e9)?;
-    if max_ssthresh > 0.0 && max_ssthresh < 2.0 {
-        return Err(ParamError {
-            param: "max_ssthresh".into(),
-            value: max_ssthresh.to_string(),
-            accepted: "0 (off) or a window in [2, 1e9] packets".into(),
-        });
-    }
+    let cfg = HighSpeedConfig::read(&mut r)?;
     r.finish()?;
-    Ok(Box::new(HighSpeed::new(HighSpeedConfig { table, max_ssthresh })))
+    Ok(Box::new(HighSpeed::new(cfg)))
 }
 
 impl CongestionControl for HighSpeed {
@@ -215,43 +233,23 @@ impl CongestionControl for HighSpeed {
 
     fn ssthresh(&mut self, v: &SenderView) -> f64 {
         let (_, b) = self.aimd(v.cwnd);
-        ((1.0 - b) * v.cwnd).max(2.0)
+        super::multiplicative_decrease(v.cwnd, 1.0 - b)
     }
 
     fn cong_avoid(&mut self, v: &SenderView, acked: u32) -> f64 {
-        let (cwnd, left) = if v.cwnd >= v.ssthresh {
-            (v.cwnd, acked)
-        } else if self.cfg.max_ssthresh > 0.0 {
-            limited_slow_start(v.cwnd, v.ssthresh, acked, self.cfg.max_ssthresh)
-        } else {
-            slow_start(v.cwnd, v.ssthresh, acked)
-        };
-        if left == 0 {
-            return cwnd;
-        }
-        let (a, _) = self.aimd(cwnd);
-        additive_increase(cwnd, a, left)
+        super::grow(
+            v,
+            acked,
+            |c, s, n| self.slow_start(c, s, n),
+            |cwnd, left| additive_increase(cwnd, self.aimd(cwnd).0, left),
+        )
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cc::CaState;
-    use crate::units::SimTime;
-
-    fn view(cwnd: f64, ssthresh: f64) -> SenderView {
-        SenderView {
-            now: SimTime::ZERO,
-            cwnd,
-            ssthresh,
-            flight_size: cwnd as u64,
-            srtt: SimTime::ZERO,
-            rtt_min: SimTime::ZERO,
-            mss: 1500,
-            state: CaState::Open,
-        }
-    }
+    use crate::cc::testing::view;
 
     fn hs(table: bool) -> HighSpeed {
         HighSpeed::new(HighSpeedConfig { table, ..Default::default() })

@@ -197,7 +197,7 @@ impl CongestionControl for Hrf {
             }
             _ => v.cwnd / 2.0,
         };
-        w.max(2.0)
+        w.max(super::MIN_WINDOW)
     }
 
     fn cong_avoid(&mut self, v: &SenderView, acked: u32) -> f64 {
@@ -208,19 +208,14 @@ impl CongestionControl for Hrf {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cc::{ci::ci_k, cr::cr_k, CaState, CcHeader};
+    use crate::cc::{ci::ci_k, cr::cr_k, CcHeader};
     use crate::units::SimTime;
 
     fn view(cwnd: f64, srtt_us: u64, rtt_min_us: u64) -> SenderView {
         SenderView {
-            now: SimTime::ZERO,
-            cwnd,
-            ssthresh: 10.0,
-            flight_size: cwnd as u64,
             srtt: SimTime::from_micros(srtt_us),
             rtt_min: SimTime::from_micros(rtt_min_us),
-            mss: 1500,
-            state: CaState::Open,
+            ..crate::cc::testing::view(cwnd, 10.0)
         }
     }
 

@@ -220,7 +220,7 @@ impl CongestionControl for Htcp {
         if self.rtt_min > 0.0 && self.rtt_max > self.rtt_min {
             self.rtt_max = self.rtt_min + 0.95 * (self.rtt_max - self.rtt_min);
         }
-        (v.cwnd * self.beta).max(2.0)
+        super::multiplicative_decrease(v.cwnd, self.beta)
     }
 
     fn set_state(&mut self, v: &SenderView, new: CaState) {
@@ -247,16 +247,7 @@ mod tests {
     use crate::cc::CcHeader;
 
     fn view(now_ms: u64, cwnd: f64, state: CaState) -> SenderView {
-        SenderView {
-            now: SimTime::from_millis(now_ms),
-            cwnd,
-            ssthresh: 10.0,
-            flight_size: cwnd as u64,
-            srtt: SimTime::ZERO,
-            rtt_min: SimTime::ZERO,
-            mss: 1500,
-            state,
-        }
+        SenderView { now: SimTime::from_millis(now_ms), state, ..crate::cc::testing::view(cwnd, 10.0) }
     }
 
     fn sample(c: &mut Htcp, now_ms: u64, rtt_ms: u64) {

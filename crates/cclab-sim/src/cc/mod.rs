@@ -34,6 +34,8 @@ pub mod reno;
 pub mod rtt_round;
 pub mod scalable;
 pub mod tcp_gt;
+#[cfg(test)]
+mod testing;
 pub mod ubr;
 pub mod vegas;
 pub mod westwood;
@@ -160,19 +162,68 @@ pub fn additive_increase(cwnd: f64, a: f64, acked: u32) -> f64 {
     cwnd + a * acked as f64 / cwnd
 }
 
-/// The common window growth: slow start below ssthresh, then `a` packets per RTT
-/// with what the ACK leaves over (`a` is computed only when some is left).
-pub fn slow_start_then_increase(v: &SenderView, acked: u32, a: impl FnOnce() -> f64) -> f64 {
+/// The window growth on an ACK outside recovery, as Linux's `cong_avoid` hooks are
+/// written: `slow_start` (usually [`slow_start`]) while `cwnd < ssthresh`, then
+/// `increase(window, packets left)` with what the ACK leaves over, called only when
+/// some are left.
+pub fn grow(
+    v: &SenderView,
+    acked: u32,
+    slow_start: impl FnOnce(f64, f64, u32) -> (f64, u32),
+    increase: impl FnOnce(f64, u32) -> f64,
+) -> f64 {
     let (w, left) = if v.cwnd < v.ssthresh { slow_start(v.cwnd, v.ssthresh, acked) } else { (v.cwnd, acked) };
     if left == 0 {
         return w;
     }
-    additive_increase(w, a(), left)
+    increase(w, left)
+}
+
+/// Slow start below ssthresh, then `increase(window, packets left)` with what the ACK
+/// leaves over (see [`grow`]).
+pub fn slow_start_then(v: &SenderView, acked: u32, increase: impl FnOnce(f64, u32) -> f64) -> f64 {
+    grow(v, acked, slow_start, increase)
+}
+
+/// The common window growth: slow start below ssthresh, then `a` packets per RTT
+/// with what the ACK leaves over (`a` is computed only when some is left).
+pub fn slow_start_then_increase(v: &SenderView, acked: u32, a: impl FnOnce() -> f64) -> f64 {
+    slow_start_then(v, acked, |w, left| additive_increase(w, a(), left))
+}
+
+/// The smallest window a loss leaves, packets (RFC 5681 eq. 4's `2*SMSS`; Linux's
+/// `tcp_reno_ssthresh` floor).
+pub const MIN_WINDOW: f64 = 2.0;
+
+/// Multiplicative decrease: keeps `beta` of the window, at least [`MIN_WINDOW`]:
+/// `max(beta * cwnd, 2)`.
+pub fn multiplicative_decrease(cwnd: f64, beta: f64) -> f64 {
+    (beta * cwnd).max(MIN_WINDOW)
 }
 
 /// Reno's loss response, `max(cwnd/2, 2)`.
 pub fn halve(v: &SenderView) -> f64 {
-    (v.cwnd / 2.0).max(2.0)
+    // 0.5 * cwnd is cwnd / 2 to the bit: both are the exact half, rounded once.
+    multiplicative_decrease(v.cwnd, 0.5)
+}
+
+/// The per-RTT increase of paper 001's rules that scale with the RTT, CR (eq. 3,
+/// `k RTT^2`) and CI (eq. 5, `k' RTT`), seen from `v`: `increase(k(rtt_ref, q), SRTT)`
+/// with `q = SRTT - RTT_min`, the flow's measured queueing delay, when `queue_term`
+/// (eqs. 13-14), else 0 (eqs. 7-8). Reno's one packet before the first RTT sample.
+pub fn rtt_scaled_increase(
+    v: &SenderView,
+    rtt_ref: f64,
+    queue_term: bool,
+    k: fn(f64, f64) -> f64,
+    increase: fn(f64, f64) -> f64,
+) -> f64 {
+    let srtt = v.srtt.secs_f64();
+    if srtt == 0.0 {
+        return 1.0;
+    }
+    let q = if queue_term { (srtt - v.rtt_min.secs_f64()).max(0.0) } else { 0.0 };
+    increase(k(rtt_ref, q), srtt)
 }
 
 use crate::registry::{read_params, Entry, ParamSpec, Registry, Schema};
@@ -229,7 +280,7 @@ pub static BUILTIN: &[Entry<Builder>] = &[
         name: "newreno",
         summary: "NewReno (RFC 6582): Reno's AIMD with partial-ACK recovery by default",
         params: Schema::Read,
-        build: reno::build,
+        build: reno::build_newreno,
     },
     Entry {
         name: "highspeed",
@@ -396,6 +447,44 @@ mod tests {
         }
         // Ten ACKs at ~10 packets each add a little less than one packet.
         assert!(w > 10.95 && w < 11.0, "{w}");
+    }
+
+    #[test]
+    fn multiplicative_decrease_keeps_beta_of_the_window_but_not_below_two() {
+        assert_eq!(multiplicative_decrease(100.0, 0.7), 70.0);
+        assert_eq!(multiplicative_decrease(2.5, 0.5), MIN_WINDOW);
+        // halve is the same function at beta = 0.5, to the bit.
+        for w in [3.0, 7.3, 1e9 + 1.0, 123.456_789] {
+            assert_eq!(halve(&testing::view(w, 1e9)).to_bits(), (w / 2.0).max(2.0).to_bits());
+        }
+    }
+
+    #[test]
+    fn grow_slow_starts_below_ssthresh_and_hands_only_the_rest_to_the_increase() {
+        // Below ssthresh: 3 of 5 packets reach ssthresh 13, the other 2 go to the increase.
+        let w = grow(&testing::view(10.0, 13.0), 5, slow_start, |w, left| w + 100.0 * left as f64);
+        assert_eq!(w, 213.0);
+        // Entirely within slow start: the increase is not called.
+        let w = grow(&testing::view(10.0, 100.0), 5, slow_start, |_, _| unreachable!());
+        assert_eq!(w, 15.0);
+        // At or above ssthresh: no slow start.
+        let w = grow(&testing::view(20.0, 13.0), 5, |_, _, _| unreachable!(), |w, left| w + left as f64);
+        assert_eq!(w, 25.0);
+    }
+
+    #[test]
+    fn rtt_scaled_increase_is_reno_s_one_packet_before_an_rtt_sample() {
+        let k = |rtt_ref: f64, q: f64| 1.0 / (rtt_ref + q);
+        let inc = |k: f64, rtt: f64| k * rtt;
+        assert_eq!(rtt_scaled_increase(&testing::view(10.0, 1.0), 0.04, true, k, inc), 1.0);
+        let v = SenderView {
+            srtt: SimTime::from_millis(100),
+            rtt_min: SimTime::from_millis(80),
+            ..testing::view(10.0, 1.0)
+        };
+        // With the queue term: 0.1 / (0.04 + 0.02); without: 0.1 / 0.04.
+        assert!((rtt_scaled_increase(&v, 0.04, true, k, inc) - 0.1 / 0.06).abs() < 1e-12);
+        assert!((rtt_scaled_increase(&v, 0.04, false, k, inc) - 2.5).abs() < 1e-12);
     }
 
     #[test]

@@ -38,28 +38,40 @@ impl Default for RenoConfig {
 
 pub struct Reno {
     cfg: RenoConfig,
+    /// The registry name it was built under: `"reno"` or `"newreno"`.
+    name: &'static str,
 }
 
 impl Reno {
     pub fn new(cfg: RenoConfig) -> Self {
-        Reno { cfg }
+        Reno { cfg, name: "reno" }
     }
 }
 
-pub fn build(p: &Params) -> Result<Box<dyn CongestionControl>, ParamError> {
+fn read(p: &Params) -> Result<RenoConfig, ParamError> {
     let mut r = ParamReader::new(p);
     let cfg = RenoConfig { a: r.get("a", 1.0, 1e-9, 100.0)?, beta: r.get("beta", 0.5, 1e-9, 1.0 - 1e-9)? };
     r.finish()?;
-    Ok(Box::new(Reno::new(cfg)))
+    Ok(cfg)
+}
+
+/// `cc = "reno"`.
+pub fn build(p: &Params) -> Result<Box<dyn CongestionControl>, ParamError> {
+    Ok(Box::new(Reno::new(read(p)?)))
+}
+
+/// `cc = "newreno"`: the same window policy (the recovery is the flow's default, see above).
+pub fn build_newreno(p: &Params) -> Result<Box<dyn CongestionControl>, ParamError> {
+    Ok(Box::new(Reno { name: "newreno", ..Reno::new(read(p)?) }))
 }
 
 impl CongestionControl for Reno {
     fn name(&self) -> &'static str {
-        "reno"
+        self.name
     }
 
     fn ssthresh(&mut self, v: &SenderView) -> f64 {
-        (self.cfg.beta * v.cwnd).max(2.0)
+        super::multiplicative_decrease(v.cwnd, self.cfg.beta)
     }
 
     fn cong_avoid(&mut self, v: &SenderView, acked: u32) -> f64 {
@@ -70,20 +82,12 @@ impl CongestionControl for Reno {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cc::CaState;
-    use crate::units::SimTime;
+    use crate::cc::testing::view;
 
-    fn view(cwnd: f64, ssthresh: f64) -> SenderView {
-        SenderView {
-            now: SimTime::ZERO,
-            cwnd,
-            ssthresh,
-            flight_size: cwnd as u64,
-            srtt: SimTime::ZERO,
-            rtt_min: SimTime::ZERO,
-            mss: 1500,
-            state: CaState::Open,
-        }
+    #[test]
+    fn reno_and_newreno_report_the_name_they_were_built_under() {
+        assert_eq!(crate::cc::build("reno", &Params::new()).unwrap().name(), "reno");
+        assert_eq!(crate::cc::build("newreno", &Params::new()).unwrap().name(), "newreno");
     }
 
     #[test]

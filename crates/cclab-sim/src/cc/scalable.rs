@@ -33,7 +33,7 @@
 //! | `b` | fraction of the window given up on a loss above `lwnd` | 0.125 | (0, 1) |
 //! | `lwnd` | legacy window: Reno at or below it, packets | 16 | [0, 1e9] |
 
-use super::{additive_increase, slow_start, CongestionControl, ParamError, ParamReader, Params, SenderView};
+use super::{additive_increase, CongestionControl, ParamError, ParamReader, Params, SenderView};
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ScalableConfig {
@@ -80,40 +80,25 @@ impl CongestionControl for Scalable {
 
     fn ssthresh(&mut self, v: &SenderView) -> f64 {
         let keep = if v.cwnd <= self.cfg.lwnd { 0.5 } else { 1.0 - self.cfg.b };
-        (keep * v.cwnd).max(2.0)
+        super::multiplicative_decrease(v.cwnd, keep)
     }
 
     fn cong_avoid(&mut self, v: &SenderView, acked: u32) -> f64 {
-        let (cwnd, left) = if v.cwnd < v.ssthresh { slow_start(v.cwnd, v.ssthresh, acked) } else { (v.cwnd, acked) };
-        if left == 0 {
-            cwnd
-        } else if cwnd <= self.cfg.lwnd {
-            additive_increase(cwnd, 1.0, left)
-        } else {
-            // cwnd <- cwnd + a per acknowledged packet   (Kelly 2003, section 2)
-            cwnd + self.cfg.a * left as f64
-        }
+        super::slow_start_then(v, acked, |cwnd, left| {
+            if cwnd <= self.cfg.lwnd {
+                additive_increase(cwnd, 1.0, left)
+            } else {
+                // cwnd <- cwnd + a per acknowledged packet   (Kelly 2003, section 2)
+                cwnd + self.cfg.a * left as f64
+            }
+        })
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cc::CaState;
-    use crate::units::SimTime;
-
-    fn view(cwnd: f64, ssthresh: f64) -> SenderView {
-        SenderView {
-            now: SimTime::ZERO,
-            cwnd,
-            ssthresh,
-            flight_size: cwnd as u64,
-            srtt: SimTime::ZERO,
-            rtt_min: SimTime::ZERO,
-            mss: 1500,
-            state: CaState::Open,
-        }
-    }
+    use crate::cc::testing::view;
 
     #[test]
     fn each_acked_packet_above_the_legacy_window_adds_a_hundredth() {

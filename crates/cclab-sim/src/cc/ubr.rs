@@ -72,10 +72,9 @@
 //! | `lsrtt_threshold` | LSRTT: log-likelihood threshold | 5 | (0, 1000] |
 
 use super::lsrtt::{Lsrtt, LsrttConfig};
+use super::reno::{Reno, RenoConfig};
 use super::rtt_round::RttRound;
-use super::{
-    additive_increase, slow_start, AckSample, CongestionControl, CwndEvent, ParamError, ParamReader, Params, SenderView,
-};
+use super::{AckSample, CongestionControl, CwndEvent, ParamError, ParamReader, Params, SenderView};
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct UbrConfig {
@@ -160,6 +159,8 @@ pub fn next_extra(c: f64, alpha: f64, a: f64, cwnd: f64, extra: f64, w_full: f64
 
 pub struct Ubr {
     cfg: UbrConfig,
+    /// Reno's policy (slow start, halving), applied to `cwnd` and `ssthresh` below.
+    reno: Reno,
     /// Reno's window, packets.
     cwnd: f64,
     /// Reno's slow-start threshold, packets.
@@ -184,6 +185,7 @@ impl Ubr {
     pub fn new(cfg: UbrConfig) -> Self {
         Ubr {
             cfg,
+            reno: Reno::new(RenoConfig::default()),
             cwnd: 0.0,
             ssthresh: f64::INFINITY,
             extra: 0.0,
@@ -215,6 +217,11 @@ impl Ubr {
     /// The LSRTT estimate, seconds.
     pub fn lsrtt(&self) -> f64 {
         self.lsrtt.value()
+    }
+
+    /// The sender as Reno's part sees it: its own window and threshold.
+    fn reno_view(&self, v: &SenderView) -> SenderView {
+        SenderView { cwnd: self.cwnd, ssthresh: self.ssthresh, ..*v }
     }
 
     fn start(&mut self, v: &SenderView) {
@@ -258,8 +265,8 @@ impl CongestionControl for Ubr {
         if let Some(w) = self.w_full_cur.take() {
             self.w_full_prev = w;
         }
-        // Reno halves its own window (reno.rs: beta = 0.5, floor 2).
-        self.cwnd = (self.cwnd / 2.0).max(2.0);
+        // Reno halves its own window (beta = 0.5, floor 2).
+        self.cwnd = self.reno.ssthresh(&self.reno_view(v));
         self.ssthresh = self.cwnd;
         self.armed = false;
         // Eq. (4) at the loss: C > α gives 0; otherwise case 1 starts from Reno's window.
@@ -270,8 +277,8 @@ impl CongestionControl for Ubr {
     fn cong_avoid(&mut self, v: &SenderView, acked: u32) -> f64 {
         self.start(v);
         if self.cwnd < self.ssthresh {
-            let (w, left) = slow_start(self.cwnd, self.ssthresh, acked);
-            self.cwnd = if left > 0 { additive_increase(w, 1.0, left) } else { w };
+            // Reno's slow start, and +1/cwnd for what it leaves over.
+            self.cwnd = self.reno.cong_avoid(&self.reno_view(v), acked);
             self.extra = 0.0;
             return self.cwnd;
         }
@@ -293,19 +300,15 @@ impl CongestionControl for Ubr {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cc::{CaState, CcHeader};
+    use crate::cc::CcHeader;
     use crate::units::SimTime;
 
     fn view(cwnd: f64, ssthresh: f64) -> SenderView {
         SenderView {
-            now: SimTime::ZERO,
-            cwnd,
-            ssthresh,
-            flight_size: cwnd as u64,
             srtt: SimTime::from_millis(80),
             rtt_min: SimTime::from_millis(80),
             mss: 1000,
-            state: CaState::Open,
+            ..crate::cc::testing::view(cwnd, ssthresh)
         }
     }
 

@@ -46,9 +46,7 @@
 //! | `gamma` | leave slow start above this many packets queued, packets | 1 | [0, 10000] |
 
 use super::rtt_round::RttRound;
-use super::{
-    additive_increase, slow_start, CaState, CongestionControl, CwndEvent, ParamError, ParamReader, Params, SenderView,
-};
+use super::{slow_start, CaState, CongestionControl, CwndEvent, ParamError, ParamReader, Params, SenderView};
 use crate::cc::AckSample;
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -129,13 +127,9 @@ impl Vegas {
         self.round_ended = false;
     }
 
-    fn reno(cwnd: f64, ssthresh: f64, acked: u32) -> f64 {
-        let (w, left) = if cwnd < ssthresh { slow_start(cwnd, ssthresh, acked) } else { (cwnd, acked) };
-        if left == 0 {
-            w
-        } else {
-            additive_increase(w, 1.0, left)
-        }
+    /// Reno's growth with Vegas's threshold `ssthresh` (Linux `tcp_reno_cong_avoid`).
+    fn reno(v: &SenderView, ssthresh: f64, acked: u32) -> f64 {
+        super::slow_start_then_increase(&SenderView { ssthresh, ..*v }, acked, || 1.0)
     }
 }
 
@@ -177,7 +171,7 @@ impl CongestionControl for Vegas {
         let ssthresh = v.ssthresh.min(self.own_ssthresh);
         let in_slow_start = v.cwnd < ssthresh;
         if !self.enabled {
-            return Self::reno(v.cwnd, ssthresh, acked);
+            return Self::reno(v, ssthresh, acked);
         }
         if !std::mem::take(&mut self.round_ended) {
             return if in_slow_start { slow_start(v.cwnd, ssthresh, acked).0 } else { v.cwnd };
@@ -186,7 +180,7 @@ impl CongestionControl for Vegas {
         self.round_rtt = f64::INFINITY;
         self.round_samples = 0;
         if samples <= 2 {
-            return Self::reno(v.cwnd, ssthresh, acked);
+            return Self::reno(v, ssthresh, acked);
         }
         let diff = queued_packets(v.cwnd, self.base_rtt, rtt);
         let mut w = v.cwnd;
@@ -203,7 +197,7 @@ impl CongestionControl for Vegas {
         } else if diff < self.cfg.alpha {
             w += 1.0;
         }
-        w.max(2.0)
+        w.max(super::MIN_WINDOW)
     }
 }
 
@@ -214,16 +208,7 @@ mod tests {
     use crate::units::SimTime;
 
     fn view(now_us: u64, cwnd: f64, ssthresh: f64) -> SenderView {
-        SenderView {
-            now: SimTime::from_micros(now_us),
-            cwnd,
-            ssthresh,
-            flight_size: cwnd as u64,
-            srtt: SimTime::ZERO,
-            rtt_min: SimTime::ZERO,
-            mss: 1500,
-            state: CaState::Open,
-        }
+        SenderView { now: SimTime::from_micros(now_us), ..crate::cc::testing::view(cwnd, ssthresh) }
     }
 
     /// One ACK at `now_ms` with an RTT sample of `rtt_ms`: the new window.

@@ -153,7 +153,7 @@ impl CongestionControl for Westwood {
             1 if self.last_rtt > 0.0 && rtt_min > 0.0 => rtt_ratio_window(v.cwnd, rtt_min, self.last_rtt),
             _ => v.cwnd / 2.0,
         };
-        w.max(2.0)
+        w.max(super::MIN_WINDOW)
     }
 
     fn cong_avoid(&mut self, v: &SenderView, acked: u32) -> f64 {
@@ -164,18 +164,13 @@ impl CongestionControl for Westwood {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cc::{CaState, CcHeader};
+    use crate::cc::CcHeader;
 
     fn view(now_us: u64, cwnd: f64, rtt_min_ms: u64) -> SenderView {
         SenderView {
             now: SimTime::from_micros(now_us),
-            cwnd,
-            ssthresh: f64::INFINITY,
-            flight_size: cwnd as u64,
-            srtt: SimTime::ZERO,
             rtt_min: SimTime::from_millis(rtt_min_ms),
-            mss: 1500,
-            state: CaState::Open,
+            ..crate::cc::testing::view(cwnd, f64::INFINITY)
         }
     }
 

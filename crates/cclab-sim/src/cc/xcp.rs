@@ -61,19 +61,16 @@ impl CongestionControl for Xcp {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cc::CaState;
+
     use crate::units::SimTime;
 
     fn view(cwnd: f64) -> SenderView {
         SenderView {
-            now: SimTime::ZERO,
-            cwnd,
-            ssthresh: f64::INFINITY,
             flight_size: 0,
             srtt: SimTime::from_millis(100),
             rtt_min: SimTime::from_millis(100),
             mss: 1000,
-            state: CaState::Open,
+            ..crate::cc::testing::view(cwnd, f64::INFINITY)
         }
     }
 

@@ -18,12 +18,20 @@
 //! upper end of ARED's target range and in the decrease rule its lower end
 //! (the paper's text: "within target queue ... no change").
 
-use super::red::RedConfig;
+use super::ared;
+use super::red::{self, Adapt, RedConfig};
+use super::{QueueDisc, QueueSettings};
+use crate::registry::{ParamError, Params};
+
+/// The registry's constructor for `queue = "gared"`.
+pub fn build(s: &QueueSettings, params: &Params) -> Result<Box<dyn QueueDisc>, ParamError> {
+    red::build(Adapt::Gared, s, params)
+}
 
 /// The new `max_p` after one interval (paper 004, Fig. 8).
 pub fn update(max_p: f64, avg: f64, old_avg: f64, min_th: f64, target_lo: f64, target_hi: f64, c: &RedConfig) -> f64 {
     if avg > target_hi && avg > old_avg && max_p < c.top {
-        (max_p + c.alpha.min(max_p / 4.0)).min(c.top)
+        ared::increase(max_p, c)
     } else if min_th < avg && avg < target_lo && avg < old_avg {
         max_p * c.beta
     } else {

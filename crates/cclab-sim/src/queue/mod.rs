@@ -4,6 +4,7 @@
 //! the next packet on dequeue. Counting (arrivals, drops, time-averaged
 //! length) is done once by the link around every discipline, not by each.
 
+pub mod ared;
 pub mod droptail;
 pub mod gared;
 pub mod red;
@@ -54,14 +55,14 @@ pub static BUILTIN: &[Entry<Builder>] = &[
     Entry {
         name: "ared",
         summary: "Adaptive RED (Floyd, Gummadi, Shenker 2001): RED with automatic thresholds and max_p adapted every interval",
-        params: Schema::Declared(red::ARED_PARAMS),
-        build: red::build_ared,
+        params: Schema::Declared(ared::PARAMS),
+        build: ared::build,
     },
     Entry {
         name: "gared",
         summary: "gentle Adaptive RED (paper 004 section 4.3): ARED that adapts max_p only when the average moves away from target",
-        params: Schema::Declared(red::ARED_PARAMS),
-        build: red::build_gared,
+        params: Schema::Declared(ared::PARAMS),
+        build: gared::build,
     },
     Entry {
         name: "xcp",

@@ -1,6 +1,6 @@
 //! RED (Floyd and Jacobson 1993) as ns-2's `Queue/RED` implements it, with
 //! gentle mode, `wait`, idle-time decay of the average, and the adaptation of
-//! `max_p` by Adaptive RED (Floyd, Gummadi, Shenker 2001) or by gARED
+//! `max_p` by Adaptive RED (Floyd, Gummadi, Shenker 2001; `ared.rs`) or by gARED
 //! (paper 004, section 4.3; `gared.rs`).
 //!
 //! On each arrival (before it joins the queue):
@@ -29,7 +29,7 @@
 //!   idle-time decay.
 
 use super::droptail::DropTail;
-use super::gared;
+use super::{ared, gared};
 use super::{Capacity, DropCause, EnqueueContext, QueueDisc, QueueSettings};
 use crate::packet::{Packet, CE, ECT};
 use crate::registry::{ParamError, ParamReader, ParamSpec, Params};
@@ -106,33 +106,6 @@ impl RedConfig {
             ecn: false,
         }
     }
-
-    /// Adaptive RED's automatic settings for a link of `rate` carrying packets of
-    /// `mean_pktsize` bytes, C = rate / (8 mean_pktsize) packets per second
-    /// (Floyd, Gummadi, Shenker 2001, as paper 004 section 4.1 summarises):
-    /// `min_th = max(5, target_delay · C / 2)`, `max_th = 3 min_th`,
-    /// `w = 1 − exp(−1/C)`, `max_p` adapted in [bottom, 0.5] every 0.5 s with
-    /// `bottom = min(0.01, 1/W)`, W the BDP of a 100 ms path in 1000-byte packets
-    /// (ns-2's setting, without which max_p cannot fall low enough at high rates).
-    pub fn ared(rate: Rate, mean_pktsize: f64, target_delay: SimTime) -> Self {
-        let pkts_per_s = rate.bps() as f64 / (8.0 * mean_pktsize);
-        let min_th = (target_delay.secs_f64() * pkts_per_s / 2.0).max(5.0);
-        RedConfig {
-            min_th,
-            max_th: 3.0 * min_th,
-            q_weight: 1.0 - (-1.0 / pkts_per_s).exp(),
-            mean_pktsize,
-            adapt: Adapt::Ared,
-            bottom: (80_000.0 / rate.bps() as f64).min(0.01),
-            ..RedConfig::red()
-        }
-    }
-
-    /// The target range of the average, `[min_th + 0.4Δ, min_th + 0.6Δ]` with `Δ = max_th − min_th`.
-    pub fn target(&self) -> (f64, f64) {
-        let d = self.max_th - self.min_th;
-        (self.min_th + 0.4 * d, self.min_th + 0.6 * d)
-    }
 }
 
 /// The parameters of `queue = "red"` (`queue_params`); lengths in packets (bytes with `bytes = 1`).
@@ -154,47 +127,13 @@ pub static RED_PARAMS: &[ParamSpec] = &[
     ParamSpec::new("ecn", "flag", "", "0", "0 or 1"),
 ];
 
-/// The parameters of `queue = "ared"` and `"gared"`: RED's, with defaults from the link.
-pub static ARED_PARAMS: &[ParamSpec] = &[
-    ParamSpec::new("mean_pktsize", "number", "bytes", "the flows' packet size", "[1, 1e6]"),
-    ParamSpec::new("target_delay", "number", "s", "0.005", "[1e-9, 100]"),
-    ParamSpec::new(
-        "min_th",
-        "number",
-        "packets",
-        "max(5, target_delay x C / 2), C = rate / (8 mean_pktsize)",
-        "[0, 1e12]",
-    ),
-    ParamSpec::new("max_th", "number", "packets", "3 min_th", "[0, 1e12], above min_th"),
-    ParamSpec::new("max_p", "number", "", "0.1 (initial)", "[0, 1]"),
-    ParamSpec::new("q_weight", "number", "", "1 - exp(-1/C)", "[1e-12, 1]"),
-    ParamSpec::new("gentle", "number", "", "1", "[0, 1], 0 = off"),
-    ParamSpec::new("wait", "number", "", "1", "[0, 1], 0 = off"),
-    ParamSpec::new("interval", "number", "s", "0.5", "[1e-6, 1e6]"),
-    ParamSpec::new("alpha", "number", "", "0.01", "[0, 1]"),
-    ParamSpec::new("beta", "number", "", "0.9", "[0, 1]"),
-    ParamSpec::new("top", "number", "", "0.5", "[0, 1]"),
-    ParamSpec::new("bottom", "number", "", "min(0.01, 80000 / rate in bit/s) (ARED only)", "[0, 1]"),
-    ParamSpec::new("bytes", "flag", "", "0", "0 or 1"),
-    ParamSpec::new("ecn", "flag", "", "0", "0 or 1"),
-];
-
 /// The registry's constructor for `queue = "red"`.
 pub fn build_red(s: &QueueSettings, params: &Params) -> Result<Box<dyn QueueDisc>, ParamError> {
     build(Adapt::None, s, params)
 }
 
-/// The registry's constructor for `queue = "ared"`.
-pub fn build_ared(s: &QueueSettings, params: &Params) -> Result<Box<dyn QueueDisc>, ParamError> {
-    build(Adapt::Ared, s, params)
-}
-
-/// The registry's constructor for `queue = "gared"`.
-pub fn build_gared(s: &QueueSettings, params: &Params) -> Result<Box<dyn QueueDisc>, ParamError> {
-    build(Adapt::Gared, s, params)
-}
-
-fn build(kind: Adapt, s: &QueueSettings, params: &Params) -> Result<Box<dyn QueueDisc>, ParamError> {
+/// Builds RED with `kind` of adaptation: `queue = "red"`, `"ared"` (`ared.rs`) or `"gared"` (`gared.rs`).
+pub fn build(kind: Adapt, s: &QueueSettings, params: &Params) -> Result<Box<dyn QueueDisc>, ParamError> {
     let mut r = ParamReader::new(params);
     let mean = r.get("mean_pktsize", s.pkt_size as f64, 1.0, 1e6)?;
     let target = SimTime::from_secs_f64(r.get("target_delay", 0.005, 1e-9, 100.0)?);
@@ -338,24 +277,11 @@ impl Red {
         // The rules compare the average in packets.
         let avg = self.avg / self.unit();
         self.max_p = match c.adapt {
-            Adapt::Ared => ared_update(self.max_p, avg, lo, hi, c),
+            Adapt::Ared => ared::update(self.max_p, avg, lo, hi, c),
             Adapt::Gared => gared::update(self.max_p, avg, self.old_avg, c.min_th, lo, hi, c),
             Adapt::None => self.max_p,
         };
         self.old_avg = avg;
-    }
-}
-
-/// Adaptive RED's rule (Floyd, Gummadi, Shenker 2001, Fig. 5): every interval,
-/// above the target range `max_p += min(alpha, max_p/4)` up to `top`; below it
-/// `max_p *= beta` down to `bottom`.
-pub fn ared_update(max_p: f64, avg: f64, lo: f64, hi: f64, c: &RedConfig) -> f64 {
-    if avg > hi && max_p < c.top {
-        (max_p + c.alpha.min(max_p / 4.0)).min(c.top)
-    } else if avg < lo && max_p > c.bottom {
-        (max_p * c.beta).max(c.bottom)
-    } else {
-        max_p
     }
 }
 
@@ -520,38 +446,6 @@ mod tests {
         r.avg = 31.0;
         r.above = true;
         assert_eq!(r.enqueue(pkt(), &busy(SimTime::ZERO)).unwrap_err().1, DropCause::Early);
-    }
-
-    #[test]
-    fn ared_sets_thresholds_and_weight_from_the_link_rate() {
-        // 1 Gbit/s of 500-byte packets: C = 250000 packets/s.
-        let c = RedConfig::ared(Rate(1_000_000_000), 500.0, SimTime::from_millis(5));
-        assert!((c.bottom - 8e-5).abs() < 1e-15);
-        assert_eq!(RedConfig::ared(Rate(1_000_000), 500.0, SimTime::from_millis(5)).bottom, 0.01);
-        assert!((c.min_th - 625.0).abs() < 1e-9);
-        assert!((c.max_th - 1875.0).abs() < 1e-9);
-        assert!((c.q_weight - (1.0 - (-1.0f64 / 250_000.0).exp())).abs() < 1e-15);
-        assert_eq!(c.target(), (1125.0, 1375.0));
-    }
-
-    #[test]
-    fn ared_max_p_after_a_sequence_of_intervals() {
-        let c = RedConfig { adapt: Adapt::Ared, ..RedConfig::red() };
-        let (lo, hi) = c.target(); // [9, 11]
-        let mut p = 0.1;
-        // Above target twice: +min(0.01, p/4) each.
-        p = ared_update(p, 12.0, lo, hi, &c);
-        p = ared_update(p, 12.0, lo, hi, &c);
-        assert!((p - 0.12).abs() < 1e-12);
-        // Inside: unchanged. Below: x0.9.
-        p = ared_update(p, 10.0, lo, hi, &c);
-        p = ared_update(p, 8.0, lo, hi, &c);
-        assert!((p - 0.108).abs() < 1e-12);
-        // Never below bottom (0.01) nor above top (0.5).
-        assert_eq!(ared_update(0.0105, 1.0, lo, hi, &c), 0.01);
-        assert_eq!(ared_update(0.5, 20.0, lo, hi, &c), 0.5);
-        // Small max_p increases by a quarter of itself.
-        assert!((ared_update(0.02, 12.0, lo, hi, &c) - 0.025).abs() < 1e-12);
     }
 
     #[test]

@@ -1,7 +1,6 @@
 //! Unit tests of TCP-GT: the equations on hand-computed inputs, Algorithm 1, the options.
 
 use super::*;
-use crate::cc::CaState;
 
 fn ms(x: u64) -> SimTime {
     SimTime::from_millis(x)
@@ -10,13 +9,10 @@ fn ms(x: u64) -> SimTime {
 fn view(now_ms: u64, cwnd: f64) -> SenderView {
     SenderView {
         now: ms(now_ms),
-        cwnd,
-        ssthresh: f64::INFINITY,
-        flight_size: cwnd as u64,
         srtt: ms(80),
         rtt_min: ms(80),
         mss: 1000,
-        state: CaState::Open,
+        ..crate::cc::testing::view(cwnd, f64::INFINITY)
     }
 }
 

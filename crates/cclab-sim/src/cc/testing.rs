@@ -1,0 +1,20 @@
+//! Helpers shared by the algorithms' unit tests.
+
+use super::{CaState, SenderView};
+use crate::units::SimTime;
+
+/// The sender at window `cwnd` and threshold `ssthresh`, packets: time zero, the Open
+/// state, 1500-byte packets, no RTT sample yet and `cwnd` packets in flight. A test
+/// sets what else it needs with `SenderView { srtt, ..view(cwnd, ssthresh) }`.
+pub fn view(cwnd: f64, ssthresh: f64) -> SenderView {
+    SenderView {
+        now: SimTime::ZERO,
+        cwnd,
+        ssthresh,
+        flight_size: cwnd as u64,
+        srtt: SimTime::ZERO,
+        rtt_min: SimTime::ZERO,
+        mss: 1500,
+        state: CaState::Open,
+    }
+}
