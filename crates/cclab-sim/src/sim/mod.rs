@@ -75,6 +75,7 @@ pub struct Flow {
     pub at_warmup: FlowSnapshot,
     rto_event_at: Option<SimTime>,
     delack_event_at: Option<SimTime>,
+    pace_event_at: Option<SimTime>,
     /// Delivered bytes at the previous sample, for the goodput series.
     last_sample_bytes: u64,
     overhead: SimTime,
@@ -262,6 +263,7 @@ impl Simulation {
             at_warmup: FlowSnapshot::default(),
             rto_event_at: None,
             delack_event_at: None,
+            pace_event_at: None,
             last_sample_bytes: 0,
             overhead: f.overhead,
             rng: f.rng,
@@ -320,6 +322,7 @@ impl Simulation {
                 self.start_tx(l);
             }
             Event::Rto(f) => self.rto_event(f),
+            Event::Pace(f) => self.pace_event(f),
             Event::DelAck(f) => self.delack_event(f),
             Event::FlowStart(f) => {
                 let now = self.now;
@@ -432,6 +435,27 @@ impl Simulation {
                 self.events.push(d, Event::DelAck(f));
             }
         }
+        if let Some(d) = fl.sender.pace_deadline {
+            if fl.pace_event_at.is_none_or(|t| t > d) {
+                fl.pace_event_at = Some(d);
+                self.events.push(d, Event::Pace(f));
+            }
+        }
+    }
+
+    fn pace_event(&mut self, f: u32) {
+        let now = self.now;
+        let fl = &mut self.flows[f as usize];
+        if fl.pace_event_at == Some(now) {
+            fl.pace_event_at = None;
+        }
+        if fl.sender.pace_deadline.is_some_and(|d| d <= now) {
+            let mut out = std::mem::take(&mut self.out);
+            fl.sender.on_pace_timer(now, &mut out);
+            self.emit(&mut out);
+            self.out = out;
+        }
+        self.sync_timers(f);
     }
 
     fn rto_event(&mut self, f: u32) {
