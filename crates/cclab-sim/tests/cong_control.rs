@@ -52,7 +52,7 @@ fn fixed(p: &Params) -> Result<Box<dyn CongestionControl>, cc::ParamError> {
     let cwnd = r.get("cwnd", 10.0, 1.0, 1e6)?;
     let kbps = r.get("pacing_kbps", 0.0, 0.0, 1e9)?;
     r.finish()?;
-    let pacing_rate = (kbps > 0.0).then(|| Rate((kbps * 1e3) as u64));
+    let pacing_rate = (kbps > 0.0).then_some(Rate((kbps * 1e3) as u64));
     Ok(Box::new(Fixed(CongControl { cwnd, pacing_rate })))
 }
 

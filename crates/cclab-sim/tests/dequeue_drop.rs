@@ -49,7 +49,7 @@ impl QueueDisc for HeadDrop {
                 return Some(p);
             }
             self.data_out += 1;
-            if self.data_out % self.every != 0 {
+            if !self.data_out.is_multiple_of(self.every) {
                 return Some(p);
             }
             HEAD.with(|h| h.set(h.get() + 1));

@@ -13,10 +13,13 @@ use std::sync::{Arc, Mutex};
 
 const MS: u64 = 1_000_000_000;
 
+/// Every rate sample an algorithm was shown, with the time.
+type Samples = Arc<Mutex<Vec<(SimTime, RateSample)>>>;
+
 /// Reno that keeps every rate sample it is shown (and answers `None`: Reno stays in charge).
 struct Recorder {
     inner: Box<dyn CongestionControl>,
-    seen: Arc<Mutex<Vec<(SimTime, RateSample)>>>,
+    seen: Samples,
 }
 
 impl CongestionControl for Recorder {
@@ -35,7 +38,7 @@ impl CongestionControl for Recorder {
     }
 }
 
-fn recorder() -> (Box<dyn CongestionControl>, Arc<Mutex<Vec<(SimTime, RateSample)>>>) {
+fn recorder() -> (Box<dyn CongestionControl>, Samples) {
     let seen = Arc::new(Mutex::new(Vec::new()));
     let inner = cc::build("reno", &Params::new()).unwrap();
     (Box::new(Recorder { inner, seen: seen.clone() }), seen)
@@ -108,10 +111,9 @@ fn a_segment_sent_while_the_application_had_nothing_to_send_gives_an_app_limited
     assert_eq!(s.rate.app_limited, 2);
 }
 
-/// Samples kept by the registered algorithm below, per test thread.
-type Seen = Vec<(SimTime, RateSample)>;
 thread_local! {
-    static SEEN: RefCell<Seen> = const { RefCell::new(Vec::new()) };
+    /// Samples kept by the registered algorithm below, per test thread.
+    static SEEN: RefCell<Vec<(SimTime, RateSample)>> = const { RefCell::new(Vec::new()) };
 }
 
 struct ThreadRecorder(Box<dyn CongestionControl>);
