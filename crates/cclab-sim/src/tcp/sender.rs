@@ -14,16 +14,16 @@
 //! Every ACK also yields a delivery-rate sample (`rate.rs`). An algorithm that
 //! implements `cong_control` sets the window and a pacing rate from it; with a
 //! pacing rate, data segments leave no faster than wire size / rate apart
-//! (Linux's earliest departure time, `tcp_wstamp_ns`), and a sender that must
-//! wait asks for the pacing timer. Without a pacing rate nothing waits.
+//! (`pacing.rs`), and a sender that must wait asks for the pacing timer.
 
+use super::pacing::Pacer;
 use super::rate::RateEstimator;
 use super::recovery::Recovery;
 use super::rtt::{RtoConfig, RttEstimator};
 use super::scoreboard::Scoreboard;
-use crate::cc::{AckSample, CaState, CongControl, CongestionControl, CwndEvent, SenderView};
+use crate::cc::{AckSample, CaState, CongestionControl, CwndEvent, SenderView};
 use crate::packet::{Kind, Packet, SackBlock, CWR, ECE, ECT};
-use crate::units::{Rate, SimTime};
+use crate::units::SimTime;
 
 /// Most packets one ACK may count towards window growth (RFC 3465's L, in segments).
 const ABC_LIMIT: u64 = 2;
@@ -111,12 +111,8 @@ pub struct Sender {
     pub started: bool,
     /// Delivery-rate estimation (Linux `tcp_rate.c`).
     pub rate: RateEstimator,
-    /// Set by the algorithm's `cong_control` or `init`; `None`: not paced.
-    pub pacing_rate: Option<Rate>,
-    /// The earliest time the next data segment may leave when paced.
-    next_tx_time: SimTime,
-    /// When a paced sender may send again, if it is waiting to.
-    pub pace_deadline: Option<SimTime>,
+    /// The pacing rate the algorithm's `cong_control` or `init` set, and the pacing timer.
+    pub pacer: Pacer,
     /// A retransmission that recovery asked for while pacing held it back; sent first.
     rtx_pending: Option<u64>,
 }
@@ -142,9 +138,7 @@ impl Sender {
             completed_at: None,
             started: false,
             rate: RateEstimator::default(),
-            pacing_rate: None,
-            next_tx_time: SimTime::ZERO,
-            pace_deadline: None,
+            pacer: Pacer::default(),
             rtx_pending: None,
             cfg,
             cc,
@@ -197,26 +191,9 @@ impl Sender {
         self.rto_deadline = Some(now + self.rtt.rto());
     }
 
-    /// Applies what `cong_control` or `init` set.
-    fn apply(&mut self, c: CongControl) {
-        self.cwnd = c.cwnd.max(1.0);
-        // A zero rate would never let a segment leave; the slowest rate there is.
-        self.pacing_rate = c.pacing_rate.map(|r| Rate(r.0.max(1)));
-    }
-
-    /// May a data segment leave now? When pacing says not yet, asks for the pacing timer.
-    #[inline]
-    fn pace_ok(&mut self, now: SimTime) -> bool {
-        if self.pacing_rate.is_none() || now >= self.next_tx_time {
-            return true;
-        }
-        self.pace_deadline = Some(self.next_tx_time);
-        false
-    }
-
     /// A retransmission recovery asks for at once: sent now, or first when pacing allows.
     fn xmit_or_hold(&mut self, seq: u64, now: SimTime, out: &mut Vec<Packet>) {
-        if self.pace_ok(now) {
+        if self.pacer.may_send(now) {
             self.xmit(seq, now, out);
         } else {
             self.rtx_pending = Some(seq);
@@ -227,10 +204,7 @@ impl Sender {
         let retx = seq < self.sb.high();
         let tx = self.rate.on_send(now, self.sb.high() == self.sb.una());
         self.sb.on_send(seq, now, tx);
-        if let Some(r) = self.pacing_rate {
-            // Linux's EDT: the next departure is this one's plus its time at the pacing rate.
-            self.next_tx_time = now.max(self.next_tx_time) + r.tx_time(self.cfg.mss);
-        }
+        self.pacer.on_xmit(now, self.cfg.mss);
         let v = self.view(now);
         let cc = self.cc.on_send(&v, seq);
         let mut ecn = if self.cfg.ecn { ECT } else { 0 };
@@ -268,7 +242,7 @@ impl Sender {
 
     /// The pacing timer fired: send what waited for it.
     pub fn on_pace_timer(&mut self, now: SimTime, out: &mut Vec<Packet>) {
-        self.pace_deadline = None;
+        self.pacer.deadline = None;
         self.send(now, out);
     }
 
@@ -280,7 +254,7 @@ impl Sender {
         if let Some(s) = self.rtx_pending {
             if s < self.sb.una() {
                 self.rtx_pending = None; // acknowledged meanwhile
-            } else if self.pace_ok(now) {
+            } else if self.pacer.may_send(now) {
                 self.rtx_pending = None;
                 self.xmit(s, now, out);
             } else {
@@ -300,7 +274,7 @@ impl Sender {
                 } else {
                     break;
                 };
-                if !self.pace_ok(now) {
+                if !self.pacer.may_send(now) {
                     break;
                 }
                 self.xmit(s, now, out);
@@ -309,7 +283,7 @@ impl Sender {
         } else {
             let wnd = (self.cwnd.floor().max(1.0) as u64).min(self.cfg.rwnd);
             let una = self.sb.una();
-            while self.snd_nxt < una + wnd && self.snd_nxt < self.limit && self.pace_ok(now) {
+            while self.snd_nxt < una + wnd && self.snd_nxt < self.limit && self.pacer.may_send(now) {
                 let s = self.snd_nxt;
                 self.xmit(s, now, out);
                 self.snd_nxt += 1;
@@ -404,40 +378,6 @@ impl Sender {
         self.send(now, out);
         if self.completed_at.is_none() && self.limit != u64::MAX && self.sb.una() >= self.limit {
             self.completed_at = Some(now);
-        }
-    }
-
-    /// Linux `tcp_cong_control`: the rate sample goes to the algorithm's `cong_control`; if it
-    /// has none, `cong_avoid` grows the window by `avoid` packets when the ACK allows growth.
-    /// A `cong_control` algorithm is shown the window as it set it, not as recovery moved it
-    /// on this ACK (Linux skips its window reduction for such algorithms).
-    #[allow(clippy::too_many_arguments)]
-    #[inline]
-    fn cong_control(
-        &mut self,
-        now: SimTime,
-        delivered: u64,
-        rtt: Option<SimTime>,
-        prior_in_flight: u64,
-        prior_cwnd: f64,
-        lost_before: u64,
-        avoid: Option<u32>,
-    ) {
-        let mut rs = self.rate.sample(now, delivered, self.rtt.rtt_min, self.cfg.mss);
-        rs.rtt = rtt;
-        rs.losses = self.sb.lost_marked - lost_before;
-        rs.prior_in_flight = prior_in_flight;
-        let mut v = self.view(now);
-        let cwnd = v.cwnd;
-        v.cwnd = prior_cwnd;
-        match self.cc.cong_control(&v, &rs) {
-            Some(c) => self.apply(c),
-            None => {
-                if let Some(acked) = avoid {
-                    v.cwnd = cwnd;
-                    self.cwnd = self.cc.cong_avoid(&v, acked).max(1.0);
-                }
-            }
         }
     }
 
