@@ -156,8 +156,7 @@ impl RateEstimator {
             return rs;
         }
         rs.interval = Some(interval);
-        let bits = rs.delivered as u128 * mss as u128 * 8 * PS_PER_SEC as u128;
-        rs.delivery_rate = Some(Rate((bits / interval.0 as u128).min(u64::MAX as u128) as u64));
+        rs.delivery_rate = Some(rate(rs.delivered * mss as u64 * 8, interval));
         rs
     }
 
@@ -169,6 +168,16 @@ impl RateEstimator {
         if (in_flight as f64) < cwnd && !lost_unrepaired {
             self.app_limited = (self.delivered + in_flight).max(1);
         }
+    }
+}
+
+/// `bits` over `interval` in bits per second, rounded down; in 64 bits while the product
+/// fits (up to about 1500 packets of 1500 B), which is every ACK of a normal window.
+#[inline]
+fn rate(bits: u64, interval: SimTime) -> Rate {
+    match bits.checked_mul(PS_PER_SEC) {
+        Some(n) => Rate(n / interval.0),
+        None => Rate((bits as u128 * PS_PER_SEC as u128 / interval.0 as u128).min(u64::MAX as u128) as u64),
     }
 }
 
@@ -234,6 +243,15 @@ mod tests {
         let rs = r.sample(SimTime(60 * MS), 1, SimTime::ZERO, 1500);
         assert!(rs.is_app_limited);
         assert_eq!(r.app_limited, 0);
+    }
+
+    #[test]
+    fn a_rate_is_the_same_in_64_and_128_bits() {
+        let t = SimTime(123_456_789_012);
+        let small = 1500 * 8 * 1000;
+        assert_eq!(rate(small, t).0 as u128, small as u128 * PS_PER_SEC as u128 / t.0 as u128);
+        let big = 1500 * 8 * 10_000_000;
+        assert_eq!(rate(big, t).0 as u128, big as u128 * PS_PER_SEC as u128 / t.0 as u128);
     }
 
     #[test]
