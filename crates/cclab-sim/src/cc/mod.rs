@@ -12,6 +12,17 @@
 //! | [`CongestionControl::cwnd_event`]   | `cwnd_event`  | transmission starts, RTO, recovery ends |
 //! | [`CongestionControl::undo_cwnd`]    | `undo_cwnd`   | a loss turns out spurious (unused so far) |
 //! | [`CongestionControl::on_send`]      | (header option writer) | a data segment leaves; fills the CC header the receiver echoes |
+//! | [`CongestionControl::init`]         | `init`        | the flow starts, before `cwnd_event(TxStart)`; may set a first window and pacing rate |
+//! | [`CongestionControl::cong_control`] | `cong_control` | every ACK, after loss detection, with its [`RateSample`]; sets cwnd and pacing rate |
+//!
+//! An algorithm either grows the window through `cong_avoid` (ACK-clocked, as
+//! Reno) or implements `cong_control` and then owns the window on every ACK,
+//! in recovery too, and the pacing rate (as BBR): the sender calls
+//! `cong_control` first and `cong_avoid` only when it answered `None`, as
+//! Linux's `tcp_cong_control` does. A pacing rate makes the sender space its
+//! data segments by wire size / rate; without one segments leave as the window
+//! allows. The rate sample (`tcp/rate.rs`, Linux `tcp_rate.c`) is taken on
+//! every ACK either way.
 //!
 //! Windows are in packets (segments) as `f64`, as in ns-2, because several of
 //! the papers' algorithms grow the window by fractions of a packet per ACK.
@@ -41,7 +52,8 @@ pub mod vegas;
 pub mod westwood;
 pub mod xcp;
 
-use crate::units::SimTime;
+pub use crate::tcp::rate::RateSample;
+use crate::units::{Rate, SimTime};
 
 /// The sender's congestion state, as Linux's `tcp_ca_state`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -116,6 +128,15 @@ impl CcHeader {
     }
 }
 
+/// What an algorithm that controls the sender on its own (`cong_control`, `init`) sets.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CongControl {
+    /// The congestion window, packets (at least 1 is applied).
+    pub cwnd: f64,
+    /// Data segments leave no faster than this (wire bytes); `None`: not paced.
+    pub pacing_rate: Option<Rate>,
+}
+
 /// A congestion-control algorithm. Only `ssthresh` and `cong_avoid` are
 /// required; the rest default to doing nothing.
 pub trait CongestionControl: Send {
@@ -144,6 +165,20 @@ pub trait CongestionControl: Send {
     /// Fills the header of a data segment about to be sent.
     fn on_send(&mut self, _v: &SenderView, _seq: u64) -> CcHeader {
         CcHeader::default()
+    }
+
+    /// The flow starts (Linux `init`): an algorithm that paces from the first segment
+    /// returns its initial window and pacing rate. `None` keeps the configured window.
+    fn init(&mut self, _v: &SenderView) -> Option<CongControl> {
+        None
+    }
+
+    /// Every ACK, once loss detection and recovery have run on it (Linux `cong_control`):
+    /// an algorithm that implements it returns the window and pacing rate to use from now
+    /// on, and `cong_avoid` is then not called for this ACK. `None` (the default): the
+    /// window moves as `ssthresh`, recovery and `cong_avoid` make it, unpaced.
+    fn cong_control(&mut self, _v: &SenderView, _rs: &RateSample) -> Option<CongControl> {
+        None
     }
 }
 

@@ -56,6 +56,8 @@ pub enum Event {
     FlowStop(u32),
     /// The head of the flow's jittered send buffer leaves the sender (see `FlowSetup::overhead`).
     SenderTx(u32),
+    /// The flow's pacing timer: a paced sender may send again.
+    Pace(u32),
     /// The UDP source sends its next packet.
     UdpSend(u32),
     /// The next web object is due.

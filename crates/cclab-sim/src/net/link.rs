@@ -128,6 +128,9 @@ pub struct Link {
     pub role: &'static str,
     /// Random loss: each arriving packet is dropped with this probability, before the queue.
     pub loss: Option<(f64, Pcg64)>,
+    /// Packets the queue dropped at its head in the last `start_tx` (CoDel), with their cause,
+    /// for the simulation to count against their flows. Reused: no allocation per packet.
+    pub head_drops: Vec<(Packet, DropCause)>,
 }
 
 impl Link {
@@ -148,6 +151,7 @@ impl Link {
             busy_time: SimTime::ZERO,
             role: "link",
             loss: None,
+            head_drops: Vec::new(),
         }
     }
 
@@ -187,11 +191,17 @@ impl Link {
     }
 
     /// Takes the next packet from the queue and puts it on the wire; `None` if the queue is
-    /// empty. The answer says which events to schedule, `LinkReady` first.
+    /// empty (or dropped all it held). The answer says which events to schedule, `LinkReady`
+    /// first; packets the queue dropped at its head are left in `head_drops`, counted here.
     #[inline]
     pub fn start_tx(&mut self, now: SimTime) -> Option<Transmit> {
         self.qstats.advance(now, self.queue.len_pkts(), self.queue.len_bytes());
-        let p = self.queue.dequeue(now)?;
+        self.head_drops.clear();
+        let p = self.queue.dequeue_or_drop(now, &mut self.head_drops);
+        for (d, cause) in &self.head_drops {
+            self.qstats.drop(*cause, d.size);
+        }
+        let p = p?;
         self.qstats.departures += 1;
         let tx = self.rate.tx_time(p.size);
         self.busy_until = now + tx;

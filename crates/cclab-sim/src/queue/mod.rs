@@ -3,6 +3,14 @@
 //! A discipline decides on enqueue whether to accept or drop, and hands out
 //! the next packet on dequeue. Counting (arrivals, drops, time-averaged
 //! length) is done once by the link around every discipline, not by each.
+//!
+//! A discipline that decides at dequeue, as CoDel does from each packet's
+//! sojourn time, implements [`QueueDisc::dequeue_or_drop`]: the head packets it
+//! drops go to the link, which counts them by cause as it counts enqueue drops
+//! (the simulation then counts them against their flow, whose loss recovery
+//! sees them as any loss). To mark instead, it sets `CE` on an `ECT` packet it
+//! returns and counts it in [`QueueDisc::marks`]; the receiver echoes the mark
+//! and an ECN-capable sender reduces its window as for a loss.
 
 pub mod ared;
 pub mod droptail;
@@ -99,6 +107,14 @@ pub trait QueueDisc: Send {
     /// Accepts the packet or gives it back with the reason it was dropped.
     fn enqueue(&mut self, pkt: Packet, ctx: &EnqueueContext) -> Result<(), (Packet, DropCause)>;
     fn dequeue(&mut self, now: SimTime) -> Option<Packet>;
+    /// Takes the next packet to transmit, as the link calls it. A discipline that drops at
+    /// dequeue (CoDel) pushes each head packet it drops on `dropped` with its cause, oldest
+    /// first, and returns the packet to send, if any is left (its `dequeue` then drops the
+    /// same way, for callers that do not count). The default is `dequeue`: no drops.
+    fn dequeue_or_drop(&mut self, now: SimTime, dropped: &mut Vec<(Packet, DropCause)>) -> Option<Packet> {
+        let _ = dropped;
+        self.dequeue(now)
+    }
     /// Packets waiting (not counting the one being transmitted).
     fn len_pkts(&self) -> usize;
     /// Bytes waiting.

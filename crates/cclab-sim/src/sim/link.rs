@@ -26,9 +26,18 @@ impl Simulation {
         }
     }
 
-    /// Puts the link's next packet on the wire and schedules what that asks for.
+    /// Puts the link's next packet on the wire and schedules what that asks for; packets
+    /// the queue dropped at its head on the way count against their flows.
     pub(super) fn start_tx(&mut self, l: u32) {
-        let Some(tx) = self.links[l as usize].start_tx(self.now) else {
+        let tx = self.links[l as usize].start_tx(self.now);
+        if !self.links[l as usize].head_drops.is_empty() {
+            let mut drops = std::mem::take(&mut self.links[l as usize].head_drops);
+            for (p, cause) in drops.drain(..) {
+                self.count_drop(&p, cause);
+            }
+            self.links[l as usize].head_drops = drops;
+        }
+        let Some(tx) = tx else {
             return;
         };
         if let Some(t) = tx.ready_at {

@@ -18,6 +18,7 @@ use std::collections::VecDeque;
 
 mod link;
 mod observe;
+mod timers;
 
 /// Everything needed to add one TCP flow.
 pub struct FlowSetup {
@@ -75,6 +76,7 @@ pub struct Flow {
     pub at_warmup: FlowSnapshot,
     rto_event_at: Option<SimTime>,
     delack_event_at: Option<SimTime>,
+    pace_event_at: Option<SimTime>,
     /// Delivered bytes at the previous sample, for the goodput series.
     last_sample_bytes: u64,
     overhead: SimTime,
@@ -262,6 +264,7 @@ impl Simulation {
             at_warmup: FlowSnapshot::default(),
             rto_event_at: None,
             delack_event_at: None,
+            pace_event_at: None,
             last_sample_bytes: 0,
             overhead: f.overhead,
             rng: f.rng,
@@ -320,6 +323,7 @@ impl Simulation {
                 self.start_tx(l);
             }
             Event::Rto(f) => self.rto_event(f),
+            Event::Pace(f) => self.pace_event(f),
             Event::DelAck(f) => self.delack_event(f),
             Event::FlowStart(f) => {
                 let now = self.now;
@@ -410,60 +414,6 @@ impl Simulation {
                 u.received += 1;
                 u.received_bytes += p.size as u64;
                 return;
-            }
-        }
-        self.sync_timers(f);
-    }
-
-    /// Schedules the flow's timers lazily: an event only when none is pending
-    /// before the deadline. A timer pushed later by an ACK just fires early,
-    /// finds its deadline in the future, and re-schedules itself once.
-    fn sync_timers(&mut self, f: u32) {
-        let fl = &mut self.flows[f as usize];
-        if let Some(d) = fl.sender.rto_deadline {
-            if fl.rto_event_at.is_none_or(|t| t > d) {
-                fl.rto_event_at = Some(d);
-                self.events.push(d, Event::Rto(f));
-            }
-        }
-        if let Some(d) = fl.receiver.delack_deadline {
-            if fl.delack_event_at.is_none_or(|t| t > d) {
-                fl.delack_event_at = Some(d);
-                self.events.push(d, Event::DelAck(f));
-            }
-        }
-    }
-
-    fn rto_event(&mut self, f: u32) {
-        let now = self.now;
-        let fl = &mut self.flows[f as usize];
-        if fl.rto_event_at == Some(now) {
-            fl.rto_event_at = None;
-        }
-        match fl.sender.rto_deadline {
-            Some(d) if d <= now => {
-                let mut out = std::mem::take(&mut self.out);
-                fl.sender.on_rto(now, &mut out);
-                self.emit(&mut out);
-                self.out = out;
-            }
-            _ => {}
-        }
-        self.sync_timers(f);
-    }
-
-    fn delack_event(&mut self, f: u32) {
-        let now = self.now;
-        let fl = &mut self.flows[f as usize];
-        if fl.delack_event_at == Some(now) {
-            fl.delack_event_at = None;
-        }
-        if let Some(d) = fl.receiver.delack_deadline {
-            if d <= now {
-                if let Some(mut ack) = fl.receiver.on_delack_timer(now) {
-                    ack.hop = 0;
-                    self.forward(ack);
-                }
             }
         }
         self.sync_timers(f);

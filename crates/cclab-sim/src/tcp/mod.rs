@@ -1,6 +1,9 @@
 //! TCP endpoints as the papers' ns-2 agents behave: a sender with a choice of
 //! loss recovery, a receiver with SACK, timestamps and delayed ACKs.
 
+mod cong_control;
+pub mod pacing;
+pub mod rate;
 pub mod receiver;
 pub mod recovery;
 pub mod rtt;

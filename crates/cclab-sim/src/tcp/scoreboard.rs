@@ -14,6 +14,7 @@
 //! `pipe` is kept as Linux keeps `tcp_packets_in_flight`:
 //! outstanding − SACKed − lost + retransmitted.
 
+use super::rate::{RateEstimator, TxSnapshot};
 use crate::units::SimTime;
 use std::collections::{BTreeMap, VecDeque};
 
@@ -28,6 +29,8 @@ struct Seg {
     retx: bool,
     /// Was ever retransmitted (Karn's rule).
     ever_retx: bool,
+    /// The delivery counters when it was last sent (delivery-rate estimation).
+    tx: TxSnapshot,
 }
 
 #[derive(Debug)]
@@ -42,6 +45,8 @@ pub struct Scoreboard {
     pub retrans_out: u64,
     /// Highest SACKed segment + 1.
     pub high_sacked: u64,
+    /// Segments ever marked lost (a running count: a difference gives the losses of one ACK).
+    pub lost_marked: u64,
     /// Every un-SACKed segment below this has been marked lost.
     frontier: u64,
     /// SACKed segments in `[frontier, una + segs.len())`.
@@ -61,6 +66,7 @@ impl Scoreboard {
             lost_out: 0,
             retrans_out: 0,
             high_sacked: 0,
+            lost_marked: 0,
             frontier: 0,
             sacked_above_frontier: 0,
             rxt_next: 0,
@@ -81,14 +87,16 @@ impl Scoreboard {
         &mut self.segs[(seq - self.una) as usize]
     }
 
-    /// Records the transmission of `seq`: new (== high) or a retransmission.
-    pub fn on_send(&mut self, seq: u64, now: SimTime) {
+    /// Records the transmission of `seq`: new (== high) or a retransmission, with the
+    /// delivery counters `tx` at that moment.
+    pub fn on_send(&mut self, seq: u64, now: SimTime, tx: TxSnapshot) {
         if seq == self.high() {
-            self.segs.push_back(Seg { sent_at: now, ..Seg::default() });
+            self.segs.push_back(Seg { sent_at: now, tx, ..Seg::default() });
             return;
         }
         let s = self.seg(seq);
         s.sent_at = now;
+        s.tx = tx;
         s.ever_retx = true;
         if !s.retx && !s.sacked {
             s.retx = true;
@@ -105,8 +113,9 @@ impl Scoreboard {
     }
 
     /// Advances the cumulative ACK to `ack`; returns how many of the newly
-    /// acknowledged segments had not been SACKed before.
-    pub fn ack_to(&mut self, ack: u64) -> u64 {
+    /// acknowledged segments had not been SACKed before. Those are delivered now,
+    /// and reported to `rate`.
+    pub fn ack_to(&mut self, ack: u64, rate: &mut RateEstimator) -> u64 {
         let mut fresh = 0;
         while self.una < ack {
             let s = self.segs.pop_front().expect("ack beyond snd_max is rejected by the sender");
@@ -117,6 +126,7 @@ impl Scoreboard {
                 }
             } else {
                 fresh += 1;
+                rate.on_delivered(self.una, s.sent_at, &s.tx);
                 if s.lost {
                     self.lost_out -= 1;
                 }
@@ -145,8 +155,9 @@ impl Scoreboard {
         fresh
     }
 
-    /// Records a SACK block `[start, end)`; returns the number of newly SACKed segments.
-    pub fn sack(&mut self, start: u64, end: u64) -> u64 {
+    /// Records a SACK block `[start, end)`; returns the number of newly SACKed segments,
+    /// which are delivered now and reported to `rate`.
+    pub fn sack(&mut self, start: u64, end: u64, rate: &mut RateEstimator) -> u64 {
         let start = start.max(self.una);
         let end = end.min(self.high());
         if start >= end {
@@ -190,6 +201,8 @@ impl Scoreboard {
                 let (was_lost, was_retx) = (seg.lost, seg.retx);
                 seg.lost = false;
                 seg.retx = false;
+                let (sent_at, tx) = (seg.sent_at, seg.tx);
+                rate.on_delivered(seq, sent_at, &tx);
                 if was_lost {
                     self.lost_out -= 1;
                 }
@@ -227,6 +240,7 @@ impl Scoreboard {
                         self.retrans_out -= 1;
                     }
                     self.lost_out += 1;
+                    self.lost_marked += 1;
                     n += 1;
                 }
             } else {
@@ -250,6 +264,7 @@ impl Scoreboard {
                 self.retrans_out -= 1;
             }
             self.lost_out += 1;
+            self.lost_marked += 1;
         }
     }
 
@@ -257,6 +272,7 @@ impl Scoreboard {
     pub fn mark_all_lost(&mut self) {
         let mut lost = 0;
         for s in self.segs.iter_mut() {
+            self.lost_marked += (!s.sacked && !s.lost) as u64;
             s.retx = false;
             s.lost = !s.sacked;
             lost += s.lost as u64;
@@ -305,7 +321,7 @@ mod tests {
     fn board(n: u64) -> Scoreboard {
         let mut b = Scoreboard::new(3);
         for s in 0..n {
-            b.on_send(s, SimTime::ZERO);
+            b.on_send(s, SimTime::ZERO, TxSnapshot::default());
         }
         b
     }
@@ -313,9 +329,9 @@ mod tests {
     #[test]
     fn repeated_sack_blocks_count_each_segment_once() {
         let mut b = board(10);
-        assert_eq!(b.sack(2, 5), 3);
-        assert_eq!(b.sack(2, 6), 1);
-        assert_eq!(b.sack(1, 7), 2);
+        assert_eq!(b.sack(2, 5, &mut RateEstimator::default()), 3);
+        assert_eq!(b.sack(2, 6, &mut RateEstimator::default()), 1);
+        assert_eq!(b.sack(1, 7, &mut RateEstimator::default()), 2);
         assert_eq!(b.sacked_out, 6);
         assert_eq!(b.pipe(), 4);
     }
@@ -323,16 +339,16 @@ mod tests {
     #[test]
     fn a_hole_is_lost_once_three_segments_above_it_are_sacked() {
         let mut b = board(10);
-        b.sack(1, 3);
+        b.sack(1, 3, &mut RateEstimator::default());
         assert_eq!(b.mark_lost(), 0);
-        b.sack(3, 4);
+        b.sack(3, 4, &mut RateEstimator::default());
         assert_eq!(b.mark_lost(), 1);
         assert!(b.is_lost(0));
         assert!(!b.is_lost(4));
         // pipe = 10 - 3 sacked - 1 lost
         assert_eq!(b.pipe(), 6);
         assert_eq!(b.next_lost(), Some(0));
-        b.on_send(0, SimTime(1));
+        b.on_send(0, SimTime(1), TxSnapshot::default());
         assert_eq!(b.pipe(), 7);
         assert_eq!(b.next_lost(), None);
     }
@@ -341,26 +357,26 @@ mod tests {
     fn two_holes_with_sacks_between_are_both_lost() {
         let mut b = board(12);
         // holes at 0 and 4; 1-3 and 5-8 sacked
-        b.sack(1, 4);
-        b.sack(5, 9);
+        b.sack(1, 4, &mut RateEstimator::default());
+        b.sack(5, 9, &mut RateEstimator::default());
         b.mark_lost();
         assert!(b.is_lost(0) && b.is_lost(4));
         assert!(!b.is_lost(9));
         assert_eq!(b.lost_out, 2);
         assert_eq!(b.next_lost(), Some(0));
-        b.on_send(0, SimTime(1));
+        b.on_send(0, SimTime(1), TxSnapshot::default());
         assert_eq!(b.next_lost(), Some(4));
     }
 
     #[test]
     fn cumulative_ack_releases_counters() {
         let mut b = board(10);
-        b.sack(1, 5);
+        b.sack(1, 5, &mut RateEstimator::default());
         b.mark_lost();
-        b.on_send(0, SimTime(1));
+        b.on_send(0, SimTime(1), TxSnapshot::default());
         assert_eq!(b.retrans_out, 1);
         // The retransmission of 0 arrives: ACK jumps to 5.
-        assert_eq!(b.ack_to(5), 1);
+        assert_eq!(b.ack_to(5, &mut RateEstimator::default()), 1);
         assert_eq!((b.sacked_out, b.lost_out, b.retrans_out), (0, 0, 0));
         assert_eq!(b.pipe(), 5);
     }
@@ -368,13 +384,13 @@ mod tests {
     #[test]
     fn after_timeout_everything_unsacked_is_lost_and_resent_in_order() {
         let mut b = board(6);
-        b.sack(2, 3);
+        b.sack(2, 3, &mut RateEstimator::default());
         b.mark_all_lost();
         assert_eq!(b.lost_out, 5);
         assert_eq!(b.pipe(), 0);
         let mut order = vec![];
         while let Some(s) = b.next_lost() {
-            b.on_send(s, SimTime(1));
+            b.on_send(s, SimTime(1), TxSnapshot::default());
             order.push(s);
         }
         assert_eq!(order, vec![0, 1, 3, 4, 5]);

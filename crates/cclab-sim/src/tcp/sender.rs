@@ -7,10 +7,17 @@
 //! them (ssthresh on loss, cwnd on ACKs outside recovery).
 //!
 //! The sender talks to the simulation only through its arguments: it appends
-//! packets to send to `out` and exposes the deadline of its retransmission
-//! timer; the simulation schedules the timer lazily, so re-arming it on every
-//! ACK costs a field write, not an event.
+//! packets to send to `out` and exposes the deadlines of its retransmission
+//! and pacing timers; the simulation schedules them lazily, so re-arming the
+//! retransmission timer on every ACK costs a field write, not an event.
+//!
+//! Every ACK also yields a delivery-rate sample (`rate.rs`). An algorithm that
+//! implements `cong_control` sets the window and a pacing rate from it; with a
+//! pacing rate, data segments leave no faster than wire size / rate apart
+//! (`pacing.rs`), and a sender that must wait asks for the pacing timer.
 
+use super::pacing::Pacer;
+use super::rate::RateEstimator;
 use super::recovery::Recovery;
 use super::rtt::{RtoConfig, RttEstimator};
 use super::scoreboard::Scoreboard;
@@ -102,6 +109,12 @@ pub struct Sender {
     /// When the last segment of a finite flow was acknowledged.
     pub completed_at: Option<SimTime>,
     pub started: bool,
+    /// Delivery-rate estimation (Linux `tcp_rate.c`).
+    pub rate: RateEstimator,
+    /// The pacing rate the algorithm's `cong_control` or `init` set, and the pacing timer.
+    pub pacer: Pacer,
+    /// A retransmission that recovery asked for while pacing held it back; sent first.
+    rtx_pending: Option<u64>,
 }
 
 impl Sender {
@@ -124,6 +137,9 @@ impl Sender {
             stats: SenderStats::default(),
             completed_at: None,
             started: false,
+            rate: RateEstimator::default(),
+            pacer: Pacer::default(),
+            rtx_pending: None,
             cfg,
             cc,
         }
@@ -150,6 +166,10 @@ impl Sender {
     pub fn start(&mut self, now: SimTime, out: &mut Vec<Packet>) {
         self.started = true;
         let v = self.view(now);
+        if let Some(c) = self.cc.init(&v) {
+            self.apply(c);
+        }
+        let v = self.view(now);
         self.cc.cwnd_event(&v, CwndEvent::TxStart);
         self.send(now, out);
     }
@@ -171,9 +191,20 @@ impl Sender {
         self.rto_deadline = Some(now + self.rtt.rto());
     }
 
+    /// A retransmission recovery asks for at once: sent now, or first when pacing allows.
+    fn xmit_or_hold(&mut self, seq: u64, now: SimTime, out: &mut Vec<Packet>) {
+        if self.pacer.may_send(now) {
+            self.xmit(seq, now, out);
+        } else {
+            self.rtx_pending = Some(seq);
+        }
+    }
+
     fn xmit(&mut self, seq: u64, now: SimTime, out: &mut Vec<Packet>) {
         let retx = seq < self.sb.high();
-        self.sb.on_send(seq, now);
+        let tx = self.rate.on_send(now, self.sb.high() == self.sb.una());
+        self.sb.on_send(seq, now, tx);
+        self.pacer.on_xmit(now, self.cfg.mss);
         let v = self.view(now);
         let cc = self.cc.on_send(&v, seq);
         let mut ecn = if self.cfg.ecn { ECT } else { 0 };
@@ -209,10 +240,26 @@ impl Sender {
         high < self.limit && high - self.sb.una() < self.cfg.rwnd
     }
 
-    /// Sends whatever the window allows.
+    /// The pacing timer fired: send what waited for it.
+    pub fn on_pace_timer(&mut self, now: SimTime, out: &mut Vec<Packet>) {
+        self.pacer.deadline = None;
+        self.send(now, out);
+    }
+
+    /// Sends whatever the window (and the pacing rate) allows.
     fn send(&mut self, now: SimTime, out: &mut Vec<Packet>) {
         if !self.started {
             return;
+        }
+        if let Some(s) = self.rtx_pending {
+            if s < self.sb.una() {
+                self.rtx_pending = None; // acknowledged meanwhile
+            } else if self.pacer.may_send(now) {
+                self.rtx_pending = None;
+                self.xmit(s, now, out);
+            } else {
+                return;
+            }
         }
         let pipe_driven =
             self.cfg.recovery == Recovery::Sack && matches!(self.state, CaState::Recovery | CaState::Loss);
@@ -220,24 +267,32 @@ impl Sender {
             // RFC 6675 (5) and (C): send while cwnd - pipe >= 1, holes first.
             let wnd = self.cwnd.floor().max(1.0) as u64;
             while self.sb.pipe() < wnd {
-                if let Some(s) = self.sb.next_lost() {
-                    self.xmit(s, now, out);
+                let s = if let Some(s) = self.sb.next_lost() {
+                    s
                 } else if self.may_send_new() {
-                    let s = self.sb.high();
-                    self.xmit(s, now, out);
+                    self.sb.high()
                 } else {
                     break;
+                };
+                if !self.pacer.may_send(now) {
+                    break;
                 }
+                self.xmit(s, now, out);
             }
             self.snd_nxt = self.sb.high();
         } else {
             let wnd = (self.cwnd.floor().max(1.0) as u64).min(self.cfg.rwnd);
             let una = self.sb.una();
-            while self.snd_nxt < una + wnd && self.snd_nxt < self.limit {
+            while self.snd_nxt < una + wnd && self.snd_nxt < self.limit && self.pacer.may_send(now) {
                 let s = self.snd_nxt;
                 self.xmit(s, now, out);
                 self.snd_nxt += 1;
             }
+        }
+        if self.sb.high() >= self.limit {
+            // Nothing new to send: samples from now on measure the application, not the path.
+            let sb = &self.sb;
+            self.rate.check_app_limited(sb.pipe(), self.cwnd, sb.lost_out > sb.retrans_out);
         }
     }
 
@@ -251,7 +306,7 @@ impl Sender {
         let una = self.sb.una();
         self.sb.mark_lost_one(una);
         // RFC 5681 step 2-3, RFC 6582 step 2, RFC 6675 (4.3): retransmit the first lost segment now.
-        self.xmit(una, now, out);
+        self.xmit_or_hold(una, now, out);
         self.cwnd = match self.cfg.recovery {
             Recovery::Sack => self.ssthresh,
             // Inflate by the segments that left the network (the duplicate ACKs).
@@ -274,6 +329,10 @@ impl Sender {
             return; // acknowledges data never sent, or an old reordered ACK
         }
         let newly_acked = a - una;
+        let prior_in_flight = self.sb.pipe();
+        let prior_cwnd = self.cwnd;
+        let lost_before = self.sb.lost_marked;
+        self.rate.begin_ack();
 
         let mut rtt = None;
         if newly_acked > 0 {
@@ -292,10 +351,10 @@ impl Sender {
         let mut newly_sacked = 0;
         if self.cfg.recovery == Recovery::Sack {
             for b in &ack.sack[..ack.n_sack as usize] {
-                newly_sacked += self.sb.sack(a + b.start as u64, a + b.end as u64);
+                newly_sacked += self.sb.sack(a + b.start as u64, a + b.end as u64, &mut self.rate);
             }
         }
-        let fresh = if newly_acked > 0 { self.sb.ack_to(a) } else { 0 };
+        let fresh = if newly_acked > 0 { self.sb.ack_to(a, &mut self.rate) } else { 0 };
         if self.cfg.recovery == Recovery::Sack {
             self.sb.mark_lost();
         }
@@ -309,11 +368,13 @@ impl Sender {
         if ack.ecn & ECE != 0 {
             self.on_ecn_echo(a, now);
         }
+        let mut avoid = None;
         if newly_acked > 0 {
-            self.on_new_ack(a, newly_acked, fresh, now, out);
+            avoid = self.on_new_ack(a, newly_acked, fresh, now, out);
         } else if self.sb.high() > una {
             self.on_dupack(now, out);
         }
+        self.cong_control(now, delivered, rtt, prior_in_flight, prior_cwnd, lost_before, avoid);
         self.send(now, out);
         if self.completed_at.is_none() && self.limit != u64::MAX && self.sb.una() >= self.limit {
             self.completed_at = Some(now);
@@ -321,16 +382,18 @@ impl Sender {
     }
 
     /// `fresh`: the newly acknowledged segments that had not been SACKed before.
-    fn on_new_ack(&mut self, a: u64, newly_acked: u64, fresh: u64, now: SimTime, out: &mut Vec<Packet>) {
+    /// Returns the packets `cong_avoid` may count when the ACK allows window growth.
+    fn on_new_ack(&mut self, a: u64, newly_acked: u64, fresh: u64, now: SimTime, out: &mut Vec<Packet>) -> Option<u32> {
         self.dupacks = 0;
         let mut restart_timer = true;
+        let mut avoid = None;
         match self.state {
             CaState::Recovery => match self.cfg.recovery {
                 Recovery::Reno => self.exit_recovery(now),
                 _ if a >= self.recover => self.exit_recovery(now),
                 Recovery::NewReno => {
                     // RFC 6582 3.2 step 5: retransmit the next hole, deflate by what was acknowledged.
-                    self.xmit(a, now, out);
+                    self.xmit_or_hold(a, now, out);
                     self.cwnd = (self.cwnd - newly_acked as f64 + 1.0).max(1.0);
                     self.partial_acks += 1;
                     restart_timer = self.partial_acks == 1;
@@ -345,12 +408,11 @@ impl Sender {
                 } else {
                     self.set_state(now, CaState::Open);
                 }
-                let v = self.view(now);
                 // Segments SACKed earlier are not counted again, and at most
                 // ABC_LIMIT per ACK (RFC 3465, L = 2): a cumulative ACK that jumps
                 // over a repaired hole must not open the window by thousands.
-                let acked = fresh.min(ABC_LIMIT) as u32;
-                self.cwnd = self.cc.cong_avoid(&v, acked).max(1.0);
+                // Applied after recovery and the timer, by `cong_control`.
+                avoid = Some(fresh.min(ABC_LIMIT) as u32);
             }
         }
         if self.snd_nxt < a {
@@ -361,6 +423,7 @@ impl Sender {
         } else if restart_timer {
             self.arm_timer(now);
         }
+        avoid
     }
 
     fn on_dupack(&mut self, now: SimTime, out: &mut Vec<Packet>) {
@@ -426,6 +489,7 @@ impl Sender {
         self.dupacks = 0;
         self.set_state(now, CaState::Loss);
         self.rtt.backoff += 1;
+        self.rtx_pending = None; // everything outstanding is resent from snd_una
         match self.cfg.recovery {
             Recovery::Sack => self.sb.mark_all_lost(),
             _ => self.snd_nxt = self.sb.una(),
