@@ -36,10 +36,12 @@ def test_scenario_error_is_a_value_error_with_field_value_and_accepted(quick):
         (lambda s: s["topology"]["bottleneck"].update(buffer="0pkts"), "topology.bottleneck.buffer", "0pkts"),
         (lambda s: s["flows"][0].update(start="5s", start_spread="0s", stop="2s"), "flows[0].stop", "2s"),
         (lambda s: s["flows"][0].update(recovery="tahoe"), "flows[0].recovery", "tahoe"),
+        (lambda s: s["flows"][0].update(stack="ns-3"), "flows[0].stack", "ns-3"),
         (lambda s: s["flows"][0].update(rtt="20ms"), "flows[0].rtt", "20ms"),
         (lambda s: s.update(duration="30 minutes"), "duration", "30 minutes"),
     ],
-    ids=["rate", "negative-delay", "zero-buffer", "stop-before-start", "recovery", "rtt-too-short", "duration"],
+    ids=["rate", "negative-delay", "zero-buffer", "stop-before-start", "recovery", "stack", "rtt-too-short",
+         "duration"],
 )
 def test_bad_values_name_their_field_and_value(quick, edit, field, value):
     edit(quick)

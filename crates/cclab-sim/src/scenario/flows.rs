@@ -56,7 +56,11 @@ pub(super) fn group_settings(g: &FlowGroup, p: &str, duration: SimTime) -> Resul
     if !(20..=65_535).contains(&ack_size) {
         return Err(err(format!("{p}.ack_size"), g.ack_size.clone().unwrap_or_default(), "20B to 65535B"));
     }
-    let init_cwnd = g.init_cwnd.unwrap_or(2.0);
+    let stack = match &g.stack {
+        None => StackProfile::CCLAB,
+        Some(s) => StackProfile::parse(s).ok_or_else(|| err(format!("{p}.stack"), s, StackProfile::NAMES))?,
+    };
+    let init_cwnd = g.init_cwnd.unwrap_or(stack.init_cwnd);
     // The whole initial window leaves at once: bounded by the run's packet budget.
     if !(1.0..=limits::PACKET_BUDGET as f64).contains(&init_cwnd) {
         return Err(err(
@@ -79,7 +83,11 @@ pub(super) fn group_settings(g: &FlowGroup, p: &str, duration: SimTime) -> Resul
     if !(1..=1000).contains(&dupthresh) {
         return Err(err(format!("{p}.dupthresh"), dupthresh, "1 to 1000"));
     }
-    let mut rto = RtoConfig::default();
+    let mut rto = RtoConfig {
+        initial: SimTime::from_millis(stack.rto_initial_ms),
+        max: SimTime::from_millis(stack.rto_max_ms),
+        ..RtoConfig::default()
+    };
     if let Some(s) = &g.rto_min {
         rto.min = time(&format!("{p}.rto_min"), s)?;
     }
@@ -124,7 +132,7 @@ pub(super) fn group_settings(g: &FlowGroup, p: &str, duration: SimTime) -> Resul
             Some(b.div_ceil(mss))
         }
     };
-    let timestamps = g.timestamps.unwrap_or(true);
+    let timestamps = g.timestamps.unwrap_or(stack.timestamps);
     let overhead = match &g.overhead {
         None => SimTime::ZERO,
         Some(s) => time(&format!("{p}.overhead"), s)?,
@@ -145,6 +153,7 @@ pub(super) fn group_settings(g: &FlowGroup, p: &str, duration: SimTime) -> Resul
             timestamps,
             dupthresh,
             ecn: g.ecn.unwrap_or(false),
+            stack,
         },
         rcv: ReceiverConfig {
             ack_size: ack_size as u32,

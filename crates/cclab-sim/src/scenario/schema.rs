@@ -269,7 +269,11 @@ pub struct FlowGroup {
     /// Delayed-ACK timeout (default "100ms", ns-2's).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub delack_timeout: Option<String>,
-    /// RFC 7323 timestamps (default true).
+    /// Whose TCP details to follow: "cclab" (default), "ns2" or "linux" (tcp/profile.rs);
+    /// it sets the defaults of init_cwnd, timestamps and the RTO bounds below.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stack: Option<String>,
+    /// RFC 7323 timestamps (default: the stack's; true for "cclab").
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timestamps: Option<bool>,
     /// Minimum RTO (default "200ms").

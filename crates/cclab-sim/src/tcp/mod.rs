@@ -3,6 +3,7 @@
 
 mod cong_control;
 pub mod pacing;
+pub mod profile;
 pub mod rate;
 pub mod receiver;
 pub mod recovery;
@@ -10,6 +11,7 @@ pub mod rtt;
 pub mod scoreboard;
 pub mod sender;
 
+pub use profile::StackProfile;
 pub use receiver::{Receiver, ReceiverConfig};
 pub use recovery::Recovery;
 pub use rtt::RtoConfig;

@@ -112,6 +112,14 @@ impl Scoreboard {
         self.segs.get((seq - self.una) as usize).map(|s| (s.sent_at, s.ever_retx))
     }
 
+    /// Whether any segment in `[from, to)` was ever retransmitted (Karn's rule over a
+    /// cumulative ACK). Costs one look per segment the ACK covers, as `ack_to` does.
+    pub fn any_retransmitted(&self, from: u64, to: u64) -> bool {
+        let lo = (from.max(self.una) - self.una) as usize;
+        let hi = ((to.max(self.una) - self.una) as usize).min(self.segs.len());
+        lo < hi && self.segs.range(lo..hi).any(|s| s.ever_retx)
+    }
+
     /// Advances the cumulative ACK to `ack`; returns how many of the newly
     /// acknowledged segments had not been SACKed before. Those are delivered now,
     /// and reported to `rate`.

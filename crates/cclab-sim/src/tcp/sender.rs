@@ -17,6 +17,7 @@
 //! (`pacing.rs`), and a sender that must wait asks for the pacing timer.
 
 use super::pacing::Pacer;
+use super::profile::StackProfile;
 use super::rate::RateEstimator;
 use super::recovery::Recovery;
 use super::rtt::{RtoConfig, RttEstimator};
@@ -50,6 +51,8 @@ pub struct TcpConfig {
     pub dupthresh: u32,
     /// ECN (RFC 3168): data is ECN-capable, and an ECN echo reduces the window as a loss would.
     pub ecn: bool,
+    /// Whose TCP details to follow (tcp/profile.rs).
+    pub stack: StackProfile,
 }
 
 impl Default for TcpConfig {
@@ -65,6 +68,7 @@ impl Default for TcpConfig {
             timestamps: true,
             dupthresh: 3,
             ecn: false,
+            stack: StackProfile::CCLAB,
         }
     }
 }
@@ -339,7 +343,10 @@ impl Sender {
             if self.cfg.timestamps {
                 rtt = Some(now.saturating_sub(ack.ts_ecr));
             } else if let Some((sent_at, ever_retx)) = self.sb.sent_info(a - 1) {
-                if !ever_retx {
+                // Karn (RFC 6298 section 3): no sample from an ACK covering retransmitted data;
+                // the CCLAB profile still looks at the last covered segment only (profile.rs).
+                let karn_ok = !self.cfg.stack.karn || !self.sb.any_retransmitted(una, a);
+                if !ever_retx && karn_ok {
                     rtt = Some(now - sent_at);
                 }
             }

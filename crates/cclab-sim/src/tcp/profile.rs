@@ -1,0 +1,164 @@
+//! Stack profiles: whose TCP a flow behaves like.
+//!
+//! Simulators and kernels that all say "NewReno" differ in dozens of details
+//! that decide start-up transients: how the RTO is clocked, which ACKs give an
+//! RTT sample, what a timeout does to ssthresh, how many packets one ACK may
+//! count in slow start, when a new recovery may begin. A profile is one table
+//! of those details, chosen per flow group with `stack = "..."`:
+//!
+//! - [`StackProfile::CCLAB`] (`"cclab"`, the default): cclab's own TCP as it has
+//!   always been (RFC 5681/6582/6675/6298 with timestamps), kept unchanged so
+//!   that earlier results stay reproducible.
+//! - [`StackProfile::NS2`] (`"ns2"`): ns-2.35's `Agent/TCP` family as the papers
+//!   ran it (tcp/tcp.cc, tcp-reno.cc, tcp-newreno.cc, tcp-sack1.cc).
+//! - [`StackProfile::LINUX`] (`"linux"`): a current Linux (net/ipv4/tcp_input.c,
+//!   tcp_timer.c, tcp_output.c).
+//!
+//! Every field says where each stack does what it says. A field written in the
+//! scenario (`init_cwnd`, `timestamps`, `rto_min`, ...) overrides the profile's
+//! value; the profile only changes defaults and behaviours that have no field.
+//! docs/stacks.md shows the table with the source lines.
+
+/// Which ACKs give an RTT sample when timestamps are off.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RttSampling {
+    /// Every ACK that advances snd_una, from the send time of the last segment it
+    /// covers (cclab, Linux's `tcp_clean_rtx_queue` without timestamps).
+    PerAck,
+    /// One timed segment per round trip, the timing cancelled by any retransmission
+    /// (ns-2: `rtt_active_` / `rtt_seq_` in tcp.cc `output()` and `newack()`,
+    /// cancelled in `reset_rtx_timer()`).
+    OneTimed,
+}
+
+/// What a retransmission timeout does to ssthresh.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RtoSsthresh {
+    /// Recomputed only from Open or Disorder; kept in Recovery and Loss (cclab; RFC 5681
+    /// allows either after a timeout in recovery).
+    OpenOnly,
+    /// Recomputed on every timeout from the window then, without the dupack inflation
+    /// (ns-2: `slowdown(CLOSE_SSTHRESH_HALF)` in tcp.cc `timeout()`, `dupwnd_` zeroed
+    /// first in tcp-reno.cc): about a quarter of the pre-loss window inside recovery.
+    Always,
+}
+
+/// When a new fast retransmit may begin after the last recovery or timeout.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RecoveryBoundary {
+    /// Once snd_una >= recover (cclab, RFC 6582 section 4.1's "greater than or equal").
+    Inclusive,
+    /// Once snd_una > recover, one packet later (ns-2: `highest_ack_ > recover_`
+    /// with `recover_ = maxseq_`, tcp-newreno.cc `dupack_action`).
+    Strict,
+}
+
+/// How many packets one ACK counts towards window growth.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AckCounting {
+    /// Appropriate byte counting with limit L packets (RFC 3465; cclab L = 2).
+    Abc(u32),
+    /// One per new ACK whatever it covers (ns-2's `opencwnd()`: +1 in slow start,
+    /// +1/cwnd in congestion avoidance, per ACK).
+    PerAck,
+    /// Every newly acknowledged packet (Linux's `tcp_slow_start()` has no L).
+    All,
+}
+
+/// One stack's TCP details (see the module doc).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct StackProfile {
+    /// The name in scenarios (`stack = "ns2"`).
+    pub name: &'static str,
+    /// Default initial window, packets (ns-2 `windowInit_` 2; Linux `TCP_INIT_CWND` 10).
+    pub init_cwnd: f64,
+    /// Default for RFC 7323 timestamps (ns-2 `timestamps_` false; Linux on).
+    pub timestamps: bool,
+    /// RTO before the first sample (ns-2 `rtxcur_init_` 3 s; Linux `TCP_TIMEOUT_INIT` 1 s).
+    pub rto_initial_ms: u64,
+    /// Upper bound of the backed-off RTO (ns-2 `maxrto_` 60 s; Linux `TCP_RTO_MAX` 120 s).
+    pub rto_max_ms: u64,
+    pub rtt_sampling: RttSampling,
+    /// Karn's rule over the whole ACK: no RTT sample from an ACK that covers any
+    /// retransmitted segment (RFC 6298 section 3; Linux `FLAG_RETRANS_DATA_ACKED`).
+    /// Without it only the last covered segment is looked at, and a cumulative ACK
+    /// released by a repaired hole gives an inflated sample that clears the backoff.
+    /// `false` only in [`StackProfile::CCLAB`], until the reproduction reports made
+    /// with the old rule are replaced (issue 14); then it becomes `true` there too.
+    pub karn: bool,
+    pub rto_ssthresh: RtoSsthresh,
+    pub recovery_boundary: RecoveryBoundary,
+    pub ack_counting: AckCounting,
+}
+
+impl StackProfile {
+    pub const CCLAB: StackProfile = StackProfile {
+        name: "cclab",
+        init_cwnd: 2.0,
+        timestamps: true,
+        rto_initial_ms: 1000,
+        rto_max_ms: 60_000,
+        rtt_sampling: RttSampling::PerAck,
+        karn: false,
+        rto_ssthresh: RtoSsthresh::OpenOnly,
+        recovery_boundary: RecoveryBoundary::Inclusive,
+        ack_counting: AckCounting::Abc(2),
+    };
+
+    pub const NS2: StackProfile = StackProfile {
+        name: "ns2",
+        init_cwnd: 2.0,
+        timestamps: false,
+        rto_initial_ms: 3000,
+        rto_max_ms: 60_000,
+        rtt_sampling: RttSampling::OneTimed,
+        karn: true,
+        rto_ssthresh: RtoSsthresh::Always,
+        recovery_boundary: RecoveryBoundary::Strict,
+        ack_counting: AckCounting::PerAck,
+    };
+
+    pub const LINUX: StackProfile = StackProfile {
+        name: "linux",
+        init_cwnd: 10.0,
+        timestamps: true,
+        rto_initial_ms: 1000,
+        rto_max_ms: 120_000,
+        rtt_sampling: RttSampling::PerAck,
+        karn: true,
+        rto_ssthresh: RtoSsthresh::OpenOnly,
+        recovery_boundary: RecoveryBoundary::Inclusive,
+        ack_counting: AckCounting::All,
+    };
+
+    /// Every profile, the default first.
+    pub const ALL: [StackProfile; 3] = [Self::CCLAB, Self::NS2, Self::LINUX];
+
+    /// The accepted names, for error messages.
+    pub const NAMES: &'static str = "\"cclab\" (default), \"ns2\" or \"linux\"";
+
+    pub fn parse(name: &str) -> Option<StackProfile> {
+        Self::ALL.into_iter().find(|p| p.name == name)
+    }
+}
+
+impl Default for StackProfile {
+    fn default() -> Self {
+        Self::CCLAB
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_parse_to_their_profile_and_nothing_else_does() {
+        for p in StackProfile::ALL {
+            assert_eq!(StackProfile::parse(p.name), Some(p));
+            assert!(StackProfile::NAMES.contains(&format!("\"{}\"", p.name)));
+        }
+        assert_eq!(StackProfile::parse("ns-2"), None);
+        assert_eq!(StackProfile::default(), StackProfile::CCLAB);
+    }
+}

@@ -1,0 +1,62 @@
+//! Karn's rule without timestamps (RFC 6298 section 3): an ACK that covers a
+//! retransmitted segment gives no RTT sample, even when the last segment it
+//! covers was sent only once. The "cclab" profile keeps the old rule (only the
+//! last covered segment is looked at) until the reproduction made with it is
+//! replaced; "ns2" and "linux" apply the whole rule.
+
+use cclab_sim::cc;
+use cclab_sim::packet::{Kind, Packet, SackBlock};
+use cclab_sim::tcp::{Recovery, Sender, StackProfile, TcpConfig};
+use cclab_sim::units::SimTime;
+
+const MS: u64 = 1_000_000_000; // picoseconds
+
+fn ack(seq: u64) -> Packet {
+    Packet {
+        seq,
+        ts_val: SimTime::ZERO,
+        ts_ecr: SimTime::ZERO,
+        sack: [SackBlock::default(); 3],
+        cc: Default::default(),
+        flow: 0,
+        size: 40,
+        hop: 0,
+        kind: Kind::Ack,
+        n_sack: 0,
+        retx: false,
+        ecn: 0,
+    }
+}
+
+/// Ten segments at t = 0; segment 0 is lost and resent by the timer at 1 s; its ACK at
+/// 1.01 s covers all ten. Returns the sender's RTT sample count and backoff afterwards.
+fn repaired_hole(stack: StackProfile) -> (u64, u32, SimTime) {
+    let cfg =
+        TcpConfig { init_cwnd: 10.0, timestamps: false, recovery: Recovery::NewReno, stack, ..TcpConfig::default() };
+    let mut s = Sender::new(0, cfg, cc::build("reno", &cc::Params::new()).unwrap(), 10);
+    let mut out = Vec::new();
+    s.start(SimTime::ZERO, &mut out);
+    assert_eq!(out.len(), 10);
+    s.on_rto(SimTime(1000 * MS), &mut out);
+    assert_eq!(s.rtt.backoff, 1);
+    s.on_ack(&ack(10), SimTime(1010 * MS), &mut out);
+    (s.rtt.samples, s.rtt.backoff, s.rtt.latest)
+}
+
+#[test]
+fn an_ack_covering_a_retransmitted_segment_gives_no_sample_under_karns_rule() {
+    for stack in [StackProfile::NS2, StackProfile::LINUX] {
+        assert!(stack.karn);
+        let (samples, backoff, _) = repaired_hole(stack);
+        assert_eq!(samples, 0, "{}: no sample from an ACK over a resent segment", stack.name);
+        assert_eq!(backoff, 1, "{}: the backoff stays until a clean sample", stack.name);
+    }
+}
+
+#[test]
+fn the_cclab_profile_keeps_its_old_rule_and_samples_from_the_last_segment() {
+    // Segment 9 was sent once at t = 0: the old rule takes 1010 ms from it and clears the backoff.
+    let (samples, backoff, latest) = repaired_hole(StackProfile::CCLAB);
+    assert!(!StackProfile::CCLAB.karn);
+    assert_eq!((samples, backoff, latest), (1, 0, SimTime(1010 * MS)));
+}
