@@ -19,6 +19,8 @@
 //! value; the profile only changes defaults and behaviours that have no field.
 //! docs/stacks.md shows the table with the source lines.
 
+use crate::cc::CaState;
+
 /// Which ACKs give an RTT sample when timestamps are off.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RttSampling {
@@ -139,6 +141,30 @@ impl StackProfile {
 
     pub fn parse(name: &str) -> Option<StackProfile> {
         Self::ALL.into_iter().find(|p| p.name == name)
+    }
+
+    /// On a timeout in `state`: the window to compute the new ssthresh from, or `None`
+    /// to keep ssthresh. ns-2 zeroes the dupack inflation (`dupwnd_`) before halving,
+    /// so inside recovery the window it halves is at most ssthresh.
+    pub fn rto_ssthresh_from(&self, state: CaState, cwnd: f64, ssthresh: f64) -> Option<f64> {
+        match (self.rto_ssthresh, state) {
+            (_, CaState::Open | CaState::Disorder) => Some(cwnd),
+            (RtoSsthresh::OpenOnly, _) => None,
+            (RtoSsthresh::Always, CaState::Recovery) => Some(cwnd.min(ssthresh)),
+            (RtoSsthresh::Always, CaState::Loss) => Some(cwnd),
+        }
+    }
+
+    /// Whether a fast retransmit may start a new recovery with snd_una at `una` and the
+    /// last recovery point at `recover` (RFC 6582 section 4, RFC 6675's RecoveryPoint,
+    /// and for Reno ns-2's `bugfix_`: a second loss in a window waits for the timer).
+    /// ns-2 waits one packet more (`highest_ack_ > recover_`), except before any
+    /// recovery point is set (its `bugfix_ss_` case: the first data lost).
+    pub fn may_recover(&self, una: u64, recover: u64) -> bool {
+        match self.recovery_boundary {
+            RecoveryBoundary::Inclusive => una >= recover,
+            RecoveryBoundary::Strict => una > recover || recover == 0,
+        }
     }
 }
 

@@ -442,10 +442,8 @@ impl Sender {
                     Recovery::Sack => self.dupacks >= self.cfg.dupthresh || self.sb.is_lost(una),
                     _ => self.dupacks == self.cfg.dupthresh,
                 };
-                // Not again for the same window: RFC 6582 section 4, RFC 6675's RecoveryPoint,
-                // and for Reno ns-2's `bugfix_` (on by default), so that a second loss in a
-                // window waits for the timer instead of halving the window once more.
-                let allowed = una >= self.recover;
+                // Not again for the same window (StackProfile::may_recover).
+                let allowed = self.cfg.stack.may_recover(una, self.recover);
                 if trigger && allowed {
                     self.enter_recovery(now, out);
                 } else {
@@ -485,8 +483,8 @@ impl Sender {
             return;
         }
         self.stats.timeouts += 1;
-        if matches!(self.state, CaState::Open | CaState::Disorder) {
-            let v = self.view(now);
+        if let Some(cwnd) = self.cfg.stack.rto_ssthresh_from(self.state, self.cwnd, self.ssthresh) {
+            let v = SenderView { cwnd, ..self.view(now) };
             self.ssthresh = self.cc.ssthresh(&v);
         }
         let v = self.view(now);

@@ -1,4 +1,4 @@
-//! Karn's rule without timestamps (RFC 6298 section 3): an ACK that covers a
+//! Stack profiles (tcp/profile.rs), knob by knob. Karn's rule without timestamps (RFC 6298 section 3): an ACK that covers a
 //! retransmitted segment gives no RTT sample, even when the last segment it
 //! covers was sent only once. The "cclab" profile keeps the old rule (only the
 //! last covered segment is looked at) until the reproduction made with it is
@@ -59,4 +59,30 @@ fn the_cclab_profile_keeps_its_old_rule_and_samples_from_the_last_segment() {
     let (samples, backoff, latest) = repaired_hole(StackProfile::CCLAB);
     assert!(!StackProfile::CCLAB.karn);
     assert_eq!((samples, backoff, latest), (1, 0, SimTime(1010 * MS)));
+}
+
+/// Ten segments at t = 0 with Reno recovery; three duplicate ACKs start a fast retransmit
+/// (ssthresh 5); the timer then fires inside recovery, and once more in Loss.
+fn timeouts_in_recovery(stack: StackProfile) -> (f64, f64, f64) {
+    let cfg = TcpConfig { init_cwnd: 10.0, recovery: Recovery::Reno, stack, ..TcpConfig::default() };
+    let mut s = Sender::new(0, cfg, cc::build("reno", &cc::Params::new()).unwrap(), 10);
+    let mut out = Vec::new();
+    s.start(SimTime::ZERO, &mut out);
+    for _ in 0..3 {
+        s.on_ack(&ack(0), SimTime(10 * MS), &mut out);
+    }
+    let after_fr = s.view(SimTime(10 * MS)).ssthresh;
+    s.on_rto(SimTime(1000 * MS), &mut out);
+    let after_rto = s.view(SimTime(1000 * MS)).ssthresh;
+    s.on_rto(SimTime(3000 * MS), &mut out);
+    (after_fr, after_rto, s.view(SimTime(3000 * MS)).ssthresh)
+}
+
+#[test]
+fn a_timeout_in_recovery_keeps_ssthresh_in_cclab_and_halves_again_in_ns2() {
+    // cclab (RFC 5681 allows it): 10 -> 5 at the fast retransmit, kept through both timeouts.
+    assert_eq!(timeouts_in_recovery(StackProfile::CCLAB), (5.0, 5.0, 5.0));
+    // ns-2 (tcp.cc timeout -> slowdown(CLOSE_SSTHRESH_HALF) from cwnd_ without dupwnd_): the
+    // window without the inflation is 5, halved to 2.5; the second timeout halves cwnd 1 -> 2.
+    assert_eq!(timeouts_in_recovery(StackProfile::NS2), (5.0, 2.5, 2.0));
 }
