@@ -4,7 +4,7 @@
 //! last covered segment is looked at) until the reproduction made with it is
 //! replaced; "ns2" and "linux" apply the whole rule.
 
-use cclab_sim::cc;
+use cclab_sim::cc::{self, CaState};
 use cclab_sim::packet::{Kind, Packet, SackBlock};
 use cclab_sim::tcp::{Recovery, Sender, StackProfile, TcpConfig};
 use cclab_sim::units::SimTime;
@@ -85,4 +85,26 @@ fn a_timeout_in_recovery_keeps_ssthresh_in_cclab_and_halves_again_in_ns2() {
     // ns-2 (tcp.cc timeout -> slowdown(CLOSE_SSTHRESH_HALF) from cwnd_ without dupwnd_): the
     // window without the inflation is 5, halved to 2.5; the second timeout halves cwnd 1 -> 2.
     assert_eq!(timeouts_in_recovery(StackProfile::NS2), (5.0, 2.5, 2.0));
+}
+
+/// After a timeout (recover = 10), snd_una reaches exactly 10 and three duplicate ACKs
+/// arrive there: may a new fast retransmit start? Returns the fast retransmits counted.
+fn dupacks_at_the_recovery_point(stack: StackProfile) -> u64 {
+    let cfg = TcpConfig { init_cwnd: 10.0, recovery: Recovery::NewReno, stack, ..TcpConfig::default() };
+    let mut s = Sender::new(0, cfg, cc::build("reno", &cc::Params::new()).unwrap(), 40);
+    let mut out = Vec::new();
+    s.start(SimTime::ZERO, &mut out);
+    s.on_rto(SimTime(1000 * MS), &mut out);
+    s.on_ack(&ack(10), SimTime(1010 * MS), &mut out);
+    assert_eq!((s.snd_una(), s.state), (10, CaState::Open));
+    for _ in 0..3 {
+        s.on_ack(&ack(10), SimTime(1020 * MS), &mut out);
+    }
+    s.stats.fast_retransmits
+}
+
+#[test]
+fn ns2_waits_one_packet_past_the_recovery_point_before_a_new_fast_retransmit() {
+    assert_eq!(dupacks_at_the_recovery_point(StackProfile::CCLAB), 1, "una >= recover (RFC 6582)");
+    assert_eq!(dupacks_at_the_recovery_point(StackProfile::NS2), 0, "ns-2: highest_ack_ > recover_");
 }
