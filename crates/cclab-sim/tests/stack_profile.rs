@@ -106,3 +106,20 @@ fn ns2_waits_one_packet_past_the_recovery_point_before_a_new_fast_retransmit() {
     assert_eq!(dupacks_at_the_recovery_point(StackProfile::CCLAB), 1, "una >= recover (RFC 6582)");
     assert_eq!(dupacks_at_the_recovery_point(StackProfile::NS2), 0, "ns-2: highest_ack_ > recover_");
 }
+
+/// Ten segments at t = 0 without timestamps; the ACKs of segments 0 and 1 at 10 and 11 ms.
+fn samples_of_two_acks(stack: StackProfile) -> u64 {
+    let cfg = TcpConfig { init_cwnd: 10.0, timestamps: false, stack, ..TcpConfig::default() };
+    let mut s = Sender::new(0, cfg, cc::build("reno", &cc::Params::new()).unwrap(), 10);
+    let mut out = Vec::new();
+    s.start(SimTime::ZERO, &mut out);
+    s.on_ack(&ack(1), SimTime(10 * MS), &mut out);
+    s.on_ack(&ack(2), SimTime(11 * MS), &mut out);
+    s.rtt.samples
+}
+
+#[test]
+fn ns2_times_one_segment_per_round_trip_where_cclab_samples_every_ack() {
+    assert_eq!(samples_of_two_acks(StackProfile::CCLAB), 2);
+    assert_eq!(samples_of_two_acks(StackProfile::NS2), 1, "segment 1 left while segment 0 was timed");
+}

@@ -1,6 +1,7 @@
 //! TCP endpoints as the papers' ns-2 agents behave: a sender with a choice of
 //! loss recovery, a receiver with SACK, timestamps and delayed ACKs.
 
+pub mod config;
 mod cong_control;
 pub mod pacing;
 pub mod profile;
@@ -8,11 +9,13 @@ pub mod rate;
 pub mod receiver;
 pub mod recovery;
 pub mod rtt;
+pub mod rtt_timing;
 pub mod scoreboard;
 pub mod sender;
 
+pub use config::TcpConfig;
 pub use profile::StackProfile;
 pub use receiver::{Receiver, ReceiverConfig};
 pub use recovery::Recovery;
 pub use rtt::RtoConfig;
-pub use sender::{Sender, TcpConfig};
+pub use sender::Sender;

@@ -16,11 +16,13 @@
 //! pacing rate, data segments leave no faster than wire size / rate apart
 //! (`pacing.rs`), and a sender that must wait asks for the pacing timer.
 
+pub use super::config::TcpConfig;
 use super::pacing::Pacer;
-use super::profile::StackProfile;
+use super::profile::RttSampling;
 use super::rate::RateEstimator;
 use super::recovery::Recovery;
-use super::rtt::{RtoConfig, RttEstimator};
+use super::rtt::RttEstimator;
+use super::rtt_timing::TimedSegment;
 use super::scoreboard::Scoreboard;
 use crate::cc::{AckSample, CaState, CongestionControl, CwndEvent, SenderView};
 use crate::packet::{Kind, Packet, SackBlock, CWR, ECE, ECT};
@@ -28,50 +30,6 @@ use crate::units::SimTime;
 
 /// Most packets one ACK may count towards window growth (RFC 3465's L, in segments).
 const ABC_LIMIT: u64 = 2;
-
-/// Per-flow TCP settings.
-#[derive(Clone, Copy, Debug)]
-pub struct TcpConfig {
-    /// Data packet size on the wire, bytes.
-    pub mss: u32,
-    /// ACK size on the wire, bytes.
-    pub ack_size: u32,
-    pub recovery: Recovery,
-    /// Initial congestion window, packets.
-    pub init_cwnd: f64,
-    /// Initial slow-start threshold, packets.
-    pub init_ssthresh: f64,
-    /// Receiver window, packets.
-    pub rwnd: u64,
-    pub rto: RtoConfig,
-    /// RFC 7323 timestamps: RTT measured on every ACK. Without them, one
-    /// sample per ACK from the send time of a never-retransmitted segment (Karn).
-    pub timestamps: bool,
-    /// Duplicate ACKs that trigger fast retransmit.
-    pub dupthresh: u32,
-    /// ECN (RFC 3168): data is ECN-capable, and an ECN echo reduces the window as a loss would.
-    pub ecn: bool,
-    /// Whose TCP details to follow (tcp/profile.rs).
-    pub stack: StackProfile,
-}
-
-impl Default for TcpConfig {
-    fn default() -> Self {
-        TcpConfig {
-            mss: 1500,
-            ack_size: 40,
-            recovery: Recovery::NewReno,
-            init_cwnd: 2.0,
-            init_ssthresh: f64::INFINITY,
-            rwnd: u64::MAX,
-            rto: RtoConfig::default(),
-            timestamps: true,
-            dupthresh: 3,
-            ecn: false,
-            stack: StackProfile::CCLAB,
-        }
-    }
-}
 
 /// Counters of one sender.
 #[derive(Clone, Copy, Debug, Default)]
@@ -107,6 +65,8 @@ pub struct Sender {
     /// Set CWR on the next data segment.
     send_cwr: bool,
     pub rtt: RttEstimator,
+    /// ns-2's one timed segment (RttSampling::OneTimed without timestamps).
+    timed: TimedSegment,
     /// When the retransmission timer expires, if it is running.
     pub rto_deadline: Option<SimTime>,
     pub stats: SenderStats,
@@ -137,6 +97,7 @@ impl Sender {
             ecn_recover: 0,
             send_cwr: false,
             rtt: RttEstimator::new(cfg.rto),
+            timed: TimedSegment::default(),
             rto_deadline: None,
             stats: SenderStats::default(),
             completed_at: None,
@@ -208,6 +169,9 @@ impl Sender {
         let retx = seq < self.sb.high();
         let tx = self.rate.on_send(now, self.sb.high() == self.sb.una());
         self.sb.on_send(seq, now, tx);
+        if self.cfg.stack.rtt_sampling == RttSampling::OneTimed {
+            self.timed.on_xmit(seq, retx, now);
+        }
         self.pacer.on_xmit(now, self.cfg.mss);
         let v = self.view(now);
         let cc = self.cc.on_send(&v, seq);
@@ -342,6 +306,8 @@ impl Sender {
         if newly_acked > 0 {
             if self.cfg.timestamps {
                 rtt = Some(now.saturating_sub(ack.ts_ecr));
+            } else if self.cfg.stack.rtt_sampling == RttSampling::OneTimed {
+                rtt = self.timed.on_ack(a, now);
             } else if let Some((sent_at, ever_retx)) = self.sb.sent_info(a - 1) {
                 // Karn (RFC 6298 section 3): no sample from an ACK covering retransmitted data;
                 // the CCLAB profile still looks at the last covered segment only (profile.rs).

@@ -1,0 +1,49 @@
+//! Per-flow TCP settings, filled from a flow group's scenario fields and its stack profile.
+
+use super::profile::StackProfile;
+use super::recovery::Recovery;
+use super::rtt::RtoConfig;
+
+/// Per-flow TCP settings.
+#[derive(Clone, Copy, Debug)]
+pub struct TcpConfig {
+    /// Data packet size on the wire, bytes.
+    pub mss: u32,
+    /// ACK size on the wire, bytes.
+    pub ack_size: u32,
+    pub recovery: Recovery,
+    /// Initial congestion window, packets.
+    pub init_cwnd: f64,
+    /// Initial slow-start threshold, packets.
+    pub init_ssthresh: f64,
+    /// Receiver window, packets.
+    pub rwnd: u64,
+    pub rto: RtoConfig,
+    /// RFC 7323 timestamps: RTT measured on every ACK. Without them, one
+    /// sample per ACK from the send time of a never-retransmitted segment (Karn).
+    pub timestamps: bool,
+    /// Duplicate ACKs that trigger fast retransmit.
+    pub dupthresh: u32,
+    /// ECN (RFC 3168): data is ECN-capable, and an ECN echo reduces the window as a loss would.
+    pub ecn: bool,
+    /// Whose TCP details to follow (tcp/profile.rs).
+    pub stack: StackProfile,
+}
+
+impl Default for TcpConfig {
+    fn default() -> Self {
+        TcpConfig {
+            mss: 1500,
+            ack_size: 40,
+            recovery: Recovery::NewReno,
+            init_cwnd: 2.0,
+            init_ssthresh: f64::INFINITY,
+            rwnd: u64::MAX,
+            rto: RtoConfig::default(),
+            timestamps: true,
+            dupthresh: 3,
+            ecn: false,
+            stack: StackProfile::CCLAB,
+        }
+    }
+}
