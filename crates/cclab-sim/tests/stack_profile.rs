@@ -123,3 +123,20 @@ fn ns2_times_one_segment_per_round_trip_where_cclab_samples_every_ack() {
     assert_eq!(samples_of_two_acks(StackProfile::CCLAB), 2);
     assert_eq!(samples_of_two_acks(StackProfile::NS2), 1, "segment 1 left while segment 0 was timed");
 }
+
+/// The window after one ACK that covers 5 of 10 segments in slow start.
+fn cwnd_after_a_stretch_ack(stack: StackProfile) -> f64 {
+    let cfg = TcpConfig { init_cwnd: 10.0, stack, ..TcpConfig::default() };
+    let mut s = Sender::new(0, cfg, cc::build("reno", &cc::Params::new()).unwrap(), 100);
+    let mut out = Vec::new();
+    s.start(SimTime::ZERO, &mut out);
+    s.on_ack(&ack(5), SimTime(10 * MS), &mut out);
+    s.cwnd
+}
+
+#[test]
+fn an_ack_counts_two_packets_in_cclab_one_in_ns2_and_all_in_linux() {
+    assert_eq!(cwnd_after_a_stretch_ack(StackProfile::CCLAB), 12.0, "RFC 3465, L = 2");
+    assert_eq!(cwnd_after_a_stretch_ack(StackProfile::NS2), 11.0, "ns-2 opencwnd(): +1 per new ACK");
+    assert_eq!(cwnd_after_a_stretch_ack(StackProfile::LINUX), 15.0, "Linux tcp_slow_start(): every acked packet");
+}

@@ -155,6 +155,16 @@ impl StackProfile {
         }
     }
 
+    /// The packets an ACK outside recovery counts towards window growth, `fresh` being those
+    /// it newly acknowledges that were not SACKed before.
+    pub fn counted(&self, fresh: u64) -> u32 {
+        match self.ack_counting {
+            AckCounting::Abc(l) => fresh.min(l as u64) as u32,
+            AckCounting::PerAck => 1,
+            AckCounting::All => fresh.min(u32::MAX as u64) as u32,
+        }
+    }
+
     /// Whether a fast retransmit may start a new recovery with snd_una at `una` and the
     /// last recovery point at `recover` (RFC 6582 section 4, RFC 6675's RecoveryPoint,
     /// and for Reno ns-2's `bugfix_`: a second loss in a window waits for the timer).

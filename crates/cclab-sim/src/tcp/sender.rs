@@ -28,9 +28,6 @@ use crate::cc::{AckSample, CaState, CongestionControl, CwndEvent, SenderView};
 use crate::packet::{Kind, Packet, SackBlock, CWR, ECE, ECT};
 use crate::units::SimTime;
 
-/// Most packets one ACK may count towards window growth (RFC 3465's L, in segments).
-const ABC_LIMIT: u64 = 2;
-
 /// Counters of one sender.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct SenderStats {
@@ -381,11 +378,12 @@ impl Sender {
                 } else {
                     self.set_state(now, CaState::Open);
                 }
-                // Segments SACKed earlier are not counted again, and at most
-                // ABC_LIMIT per ACK (RFC 3465, L = 2): a cumulative ACK that jumps
-                // over a repaired hole must not open the window by thousands.
-                // Applied after recovery and the timer, by `cong_control`.
-                avoid = Some(fresh.min(ABC_LIMIT) as u32);
+                // Segments SACKed earlier are not counted again, and at most L per ACK
+                // for cclab (RFC 3465, L = 2): a cumulative ACK that jumps over a
+                // repaired hole must not open the window by thousands (the stack's
+                // counting, StackProfile::counted). Applied after recovery and the
+                // timer, by `cong_control`.
+                avoid = Some(self.cfg.stack.counted(fresh));
             }
         }
         if self.snd_nxt < a {
