@@ -140,3 +140,26 @@ fn an_ack_counts_two_packets_in_cclab_one_in_ns2_and_all_in_linux() {
     assert_eq!(cwnd_after_a_stretch_ack(StackProfile::NS2), 11.0, "ns-2 opencwnd(): +1 per new ACK");
     assert_eq!(cwnd_after_a_stretch_ack(StackProfile::LINUX), 15.0, "Linux tcp_slow_start(): every acked packet");
 }
+
+/// The retransmission deadline after a fast retransmit at 500 ms, segments sent at t = 0.
+fn deadline_after_fast_retransmit(stack: StackProfile) -> SimTime {
+    let cfg = TcpConfig { init_cwnd: 10.0, recovery: Recovery::NewReno, stack, ..TcpConfig::default() };
+    let mut s = Sender::new(0, cfg, cc::build("reno", &cc::Params::new()).unwrap(), 100);
+    let mut out = Vec::new();
+    s.start(SimTime::ZERO, &mut out);
+    for _ in 0..3 {
+        s.on_ack(&ack(0), SimTime(500 * MS), &mut out);
+    }
+    assert_eq!(s.stats.fast_retransmits, 1);
+    s.rto_deadline.unwrap()
+}
+
+#[test]
+fn ns2_and_linux_restart_the_timer_at_the_fast_retransmit() {
+    // cclab: armed when the first segment left at 0 with the initial RTO of 1 s.
+    assert_eq!(deadline_after_fast_retransmit(StackProfile::CCLAB), SimTime(1000 * MS));
+    // ns-2 and Linux: re-armed at 500 ms (with the 1 s RTO of TcpConfig::default; a scenario
+    // gives ns-2 its 3 s).
+    assert_eq!(deadline_after_fast_retransmit(StackProfile::NS2), SimTime(1500 * MS));
+    assert_eq!(deadline_after_fast_retransmit(StackProfile::LINUX), SimTime(1500 * MS));
+}

@@ -91,6 +91,11 @@ pub struct StackProfile {
     pub rto_ssthresh: RtoSsthresh,
     pub recovery_boundary: RecoveryBoundary,
     pub ack_counting: AckCounting,
+    /// The fast retransmit restarts the retransmission timer from now (ns-2's
+    /// `dupack_action` calls `reset_rtx_timer(1, 0)`; Linux re-arms it when
+    /// `tcp_xmit_retransmit_queue()` resends the head). cclab keeps the deadline
+    /// from the last new ACK.
+    pub rearm_on_fast_retransmit: bool,
 }
 
 impl StackProfile {
@@ -105,6 +110,7 @@ impl StackProfile {
         rto_ssthresh: RtoSsthresh::OpenOnly,
         recovery_boundary: RecoveryBoundary::Inclusive,
         ack_counting: AckCounting::Abc(2),
+        rearm_on_fast_retransmit: false,
     };
 
     pub const NS2: StackProfile = StackProfile {
@@ -118,6 +124,7 @@ impl StackProfile {
         rto_ssthresh: RtoSsthresh::Always,
         recovery_boundary: RecoveryBoundary::Strict,
         ack_counting: AckCounting::PerAck,
+        rearm_on_fast_retransmit: true,
     };
 
     pub const LINUX: StackProfile = StackProfile {
@@ -131,6 +138,7 @@ impl StackProfile {
         rto_ssthresh: RtoSsthresh::OpenOnly,
         recovery_boundary: RecoveryBoundary::Inclusive,
         ack_counting: AckCounting::All,
+        rearm_on_fast_retransmit: true,
     };
 
     /// Every profile, the default first.

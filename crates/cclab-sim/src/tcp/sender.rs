@@ -272,6 +272,9 @@ impl Sender {
         self.sb.mark_lost_one(una);
         // RFC 5681 step 2-3, RFC 6582 step 2, RFC 6675 (4.3): retransmit the first lost segment now.
         self.xmit_or_hold(una, now, out);
+        if self.cfg.stack.rearm_on_fast_retransmit {
+            self.arm_timer(now); // ns-2 `reset_rtx_timer(1, 0)`; Linux re-arms on resending the head
+        }
         self.cwnd = match self.cfg.recovery {
             Recovery::Sack => self.ssthresh,
             // Inflate by the segments that left the network (the duplicate ACKs).
