@@ -163,3 +163,23 @@ fn ns2_and_linux_restart_the_timer_at_the_fast_retransmit() {
     assert_eq!(deadline_after_fast_retransmit(StackProfile::NS2), SimTime(1500 * MS));
     assert_eq!(deadline_after_fast_retransmit(StackProfile::LINUX), SimTime(1500 * MS));
 }
+
+/// Segments sent after two duplicate ACKs, with a window of 10 full.
+fn sent_on_two_dupacks(stack: StackProfile) -> usize {
+    let cfg = TcpConfig { init_cwnd: 10.0, stack, ..TcpConfig::default() };
+    let mut s = Sender::new(0, cfg, cc::build("reno", &cc::Params::new()).unwrap(), 100);
+    let mut out = Vec::new();
+    s.start(SimTime::ZERO, &mut out);
+    out.clear();
+    s.on_ack(&ack(0), SimTime(10 * MS), &mut out);
+    s.on_ack(&ack(0), SimTime(11 * MS), &mut out);
+    assert_eq!(s.stats.fast_retransmits, 0);
+    out.len()
+}
+
+#[test]
+fn limited_transmit_sends_one_new_segment_per_early_duplicate_ack_in_ns2_and_linux() {
+    assert_eq!(sent_on_two_dupacks(StackProfile::CCLAB), 0);
+    assert_eq!(sent_on_two_dupacks(StackProfile::NS2), 2);
+    assert_eq!(sent_on_two_dupacks(StackProfile::LINUX), 2);
+}

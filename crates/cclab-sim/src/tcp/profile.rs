@@ -96,6 +96,10 @@ pub struct StackProfile {
     /// `tcp_xmit_retransmit_queue()` resends the head). cclab keeps the deadline
     /// from the last new ACK.
     pub rearm_on_fast_retransmit: bool,
+    /// Limited transmit (RFC 3042): each of the first two duplicate ACKs lets one new
+    /// segment out (ns-2 `singledup_` 1, tcp.cc `send_one()`; Linux counts them as SACKed,
+    /// which frees the same room). Not in cclab's own TCP.
+    pub limited_transmit: bool,
 }
 
 impl StackProfile {
@@ -111,6 +115,7 @@ impl StackProfile {
         recovery_boundary: RecoveryBoundary::Inclusive,
         ack_counting: AckCounting::Abc(2),
         rearm_on_fast_retransmit: false,
+        limited_transmit: false,
     };
 
     pub const NS2: StackProfile = StackProfile {
@@ -125,6 +130,7 @@ impl StackProfile {
         recovery_boundary: RecoveryBoundary::Strict,
         ack_counting: AckCounting::PerAck,
         rearm_on_fast_retransmit: true,
+        limited_transmit: true,
     };
 
     pub const LINUX: StackProfile = StackProfile {
@@ -139,6 +145,7 @@ impl StackProfile {
         recovery_boundary: RecoveryBoundary::Inclusive,
         ack_counting: AckCounting::All,
         rearm_on_fast_retransmit: true,
+        limited_transmit: true,
     };
 
     /// Every profile, the default first.

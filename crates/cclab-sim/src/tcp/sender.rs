@@ -246,7 +246,11 @@ impl Sender {
             }
             self.snd_nxt = self.sb.high();
         } else {
-            let wnd = (self.cwnd.floor().max(1.0) as u64).min(self.cfg.rwnd);
+            let mut wnd = (self.cwnd.floor().max(1.0) as u64).min(self.cfg.rwnd);
+            if self.state == CaState::Disorder && self.cfg.stack.limited_transmit {
+                // RFC 3042 (ns-2 `singledup_`): one new segment per early duplicate ACK.
+                wnd += u64::from(self.dupacks.min(2));
+            }
             let una = self.sb.una();
             while self.snd_nxt < una + wnd && self.snd_nxt < self.limit && self.pacer.may_send(now) {
                 let s = self.snd_nxt;
