@@ -6,7 +6,7 @@
 
 use cclab_sim::cc::{self, CaState};
 use cclab_sim::packet::{Kind, Packet, SackBlock};
-use cclab_sim::tcp::{Recovery, Sender, StackProfile, TcpConfig};
+use cclab_sim::tcp::{Recovery, RtoConfig, Sender, StackProfile, TcpConfig};
 use cclab_sim::units::SimTime;
 
 const MS: u64 = 1_000_000_000; // picoseconds
@@ -182,4 +182,22 @@ fn limited_transmit_sends_one_new_segment_per_early_duplicate_ack_in_ns2_and_lin
     assert_eq!(sent_on_two_dupacks(StackProfile::CCLAB), 0);
     assert_eq!(sent_on_two_dupacks(StackProfile::NS2), 2);
     assert_eq!(sent_on_two_dupacks(StackProfile::LINUX), 2);
+}
+
+#[test]
+fn ns2_computes_the_timeout_in_ten_millisecond_ticks() {
+    // One RTT sample of 104 ms at t = 104 ms, then the timer is re-armed.
+    let deadline = |stack: StackProfile, rto: RtoConfig| {
+        let cfg = TcpConfig { init_cwnd: 2.0, timestamps: false, stack, rto, ..TcpConfig::default() };
+        let mut s = Sender::new(0, cfg, cc::build("reno", &cc::Params::new()).unwrap(), 100);
+        let mut out = Vec::new();
+        s.start(SimTime::ZERO, &mut out);
+        s.on_ack(&ack(1), SimTime(104 * MS), &mut out);
+        s.rto_deadline.unwrap()
+    };
+    // RFC 6298: 104 + 4 x 52 = 312 ms.
+    assert_eq!(deadline(StackProfile::CCLAB, RtoConfig::default()), SimTime(416 * MS));
+    // ns-2: 10 ticks, rtxcur = srtt + 4 rttvar in ticks = 10 + 4 x 5 = 30 ticks = 300 ms.
+    let ns2 = RtoConfig { ns2_tick: Some(SimTime(10 * MS)), ..RtoConfig::default() };
+    assert_eq!(deadline(StackProfile::NS2, ns2), SimTime(404 * MS));
 }

@@ -86,6 +86,7 @@ pub(super) fn group_settings(g: &FlowGroup, p: &str, duration: SimTime) -> Resul
     let mut rto = RtoConfig {
         initial: SimTime::from_millis(stack.rto_initial_ms),
         max: SimTime::from_millis(stack.rto_max_ms),
+        ns2_tick: stack.rto_tick_ms.map(SimTime::from_millis),
         ..RtoConfig::default()
     };
     if let Some(s) = &g.rto_min {

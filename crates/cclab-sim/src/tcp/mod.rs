@@ -8,6 +8,7 @@ pub mod profile;
 pub mod rate;
 pub mod receiver;
 pub mod recovery;
+pub mod rto_ns2;
 pub mod rtt;
 pub mod rtt_timing;
 pub mod scoreboard;

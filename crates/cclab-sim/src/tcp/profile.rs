@@ -80,6 +80,9 @@ pub struct StackProfile {
     pub rto_initial_ms: u64,
     /// Upper bound of the backed-off RTO (ns-2 `maxrto_` 60 s; Linux `TCP_RTO_MAX` 120 s).
     pub rto_max_ms: u64,
+    /// The RTO in integer ticks of this many ms (ns-2 `tcpTick_` 10 ms, tcp/rto_ns2.rs), or
+    /// RFC 6298 in continuous time.
+    pub rto_tick_ms: Option<u64>,
     pub rtt_sampling: RttSampling,
     /// Karn's rule over the whole ACK: no RTT sample from an ACK that covers any
     /// retransmitted segment (RFC 6298 section 3; Linux `FLAG_RETRANS_DATA_ACKED`).
@@ -109,6 +112,7 @@ impl StackProfile {
         timestamps: true,
         rto_initial_ms: 1000,
         rto_max_ms: 60_000,
+        rto_tick_ms: None,
         rtt_sampling: RttSampling::PerAck,
         karn: false,
         rto_ssthresh: RtoSsthresh::OpenOnly,
@@ -124,6 +128,7 @@ impl StackProfile {
         timestamps: false,
         rto_initial_ms: 3000,
         rto_max_ms: 60_000,
+        rto_tick_ms: Some(10),
         rtt_sampling: RttSampling::OneTimed,
         karn: true,
         rto_ssthresh: RtoSsthresh::Always,
@@ -139,6 +144,7 @@ impl StackProfile {
         timestamps: true,
         rto_initial_ms: 1000,
         rto_max_ms: 120_000,
+        rto_tick_ms: None,
         rtt_sampling: RttSampling::PerAck,
         karn: true,
         rto_ssthresh: RtoSsthresh::OpenOnly,

@@ -1,5 +1,6 @@
 //! Round-trip time estimation and the retransmission timeout, RFC 6298.
 
+use super::rto_ns2::Ns2Rto;
 use crate::units::SimTime;
 
 #[derive(Clone, Copy, Debug)]
@@ -12,6 +13,8 @@ pub struct RtoConfig {
     pub max: SimTime,
     /// Clock granularity G (RFC 6298 (2.2)).
     pub granularity: SimTime,
+    /// ns-2's integer-tick estimator with this tick (rto_ns2.rs) instead of RFC 6298's.
+    pub ns2_tick: Option<SimTime>,
 }
 
 impl Default for RtoConfig {
@@ -21,6 +24,7 @@ impl Default for RtoConfig {
             initial: SimTime::from_millis(1000),
             max: SimTime::from_millis(60_000),
             granularity: SimTime::from_millis(1),
+            ns2_tick: None,
         }
     }
 }
@@ -44,6 +48,8 @@ pub struct RttEstimator {
     /// Sum of samples, seconds (for the mean).
     pub sum: f64,
     pub rtt_max: SimTime,
+    /// ns-2's estimator, which then sets the timeout (`RtoConfig::ns2_tick`).
+    ns2: Option<Ns2Rto>,
 }
 
 const ALPHA: f64 = 1.0 / 8.0;
@@ -63,6 +69,24 @@ impl RttEstimator {
             samples: 0,
             sum: 0.0,
             rtt_max: SimTime::ZERO,
+            ns2: cfg.ns2_tick.map(|t| Ns2Rto::new(t.secs_f64(), cfg.initial.secs_f64())),
+        }
+    }
+
+    /// One measurement `r` taken at `now` (ns-2's estimator counts the tick boundaries
+    /// since the segment left).
+    pub fn sample_at(&mut self, r: SimTime, now: SimTime) {
+        self.sample(r);
+        if let Some(n) = &mut self.ns2 {
+            n.sample(r.secs_f64(), now.saturating_sub(r).secs_f64());
+        }
+    }
+
+    /// The retransmission timer fired: one more doubling.
+    pub fn on_timeout(&mut self) {
+        self.backoff += 1;
+        if let Some(n) = &mut self.ns2 {
+            n.on_backoff(self.backoff);
         }
     }
 
@@ -89,6 +113,9 @@ impl RttEstimator {
 
     /// The current timeout, with backoff (RFC 6298 (5.5)).
     pub fn rto(&self) -> SimTime {
+        if let Some(n) = &self.ns2 {
+            return SimTime::from_secs_f64(n.timeout(self.backoff, self.cfg.min.secs_f64(), self.cfg.max.secs_f64()));
+        }
         let mut t = self.rto;
         for _ in 0..self.backoff {
             t = SimTime(t.0.saturating_mul(2));

@@ -322,7 +322,7 @@ impl Sender {
             }
         }
         if let Some(r) = rtt {
-            self.rtt.sample(r);
+            self.rtt.sample_at(r, now);
         }
 
         let mut newly_sacked = 0;
@@ -464,7 +464,7 @@ impl Sender {
         self.recover = self.sb.high();
         self.dupacks = 0;
         self.set_state(now, CaState::Loss);
-        self.rtt.backoff += 1;
+        self.rtt.on_timeout();
         self.rtx_pending = None; // everything outstanding is resent from snd_una
         match self.cfg.recovery {
             Recovery::Sack => self.sb.mark_all_lost(),
