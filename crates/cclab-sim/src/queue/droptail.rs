@@ -1,6 +1,9 @@
 //! DropTail: first in, first out, arrivals dropped when the buffer is full.
 //! The capacity is counted in packets or in bytes and excludes the packet
-//! being transmitted, as ns-2's DropTail and ns-3's DropTailQueue do.
+//! being transmitted, as ns-3's DropTailQueue does. ns-2's DropTail drops an
+//! arrival when its queue length + 1 reaches the limit (queue/drop-tail.cc
+//! `enque`), so a limit of L holds L - 1 waiting packets:
+//! `count_in_service = 1` gives that (packet buffers only).
 
 use super::{Capacity, DropCause, EnqueueContext, QueueDisc, QueueSettings};
 use crate::packet::Packet;
@@ -12,24 +15,29 @@ pub struct DropTail {
     cap: Capacity,
     q: VecDeque<Packet>,
     bytes: u64,
+    /// 1 when a packet buffer of n holds n - 1 waiting (ns-2's limit), else 0.
+    in_service: u64,
 }
 
 impl DropTail {
     pub fn new(cap: Capacity) -> Self {
-        DropTail { cap, q: VecDeque::new(), bytes: 0 }
+        DropTail { cap, q: VecDeque::new(), bytes: 0, in_service: 0 }
     }
 }
 
-/// The registry's constructor (`queue = "droptail"`): no parameters, only the buffer.
+/// The registry's constructor (`queue = "droptail"`): the buffer, and whether it counts
+/// the packet in service as ns-2's limit does.
 pub fn build(s: &QueueSettings, params: &Params) -> Result<Box<dyn QueueDisc>, ParamError> {
-    ParamReader::new(params).finish()?;
-    Ok(Box::new(DropTail::new(s.cap)))
+    let mut r = ParamReader::new(params);
+    let in_service = r.get_flag("count_in_service", false)?;
+    r.finish()?;
+    Ok(Box::new(DropTail { in_service: u64::from(in_service), ..DropTail::new(s.cap) }))
 }
 
 impl QueueDisc for DropTail {
     fn enqueue(&mut self, pkt: Packet, _ctx: &EnqueueContext) -> Result<(), (Packet, DropCause)> {
         let full = match self.cap {
-            Capacity::Packets(n) => self.q.len() as u64 >= n,
+            Capacity::Packets(n) => self.q.len() as u64 + self.in_service >= n,
             Capacity::Bytes(b) => self.bytes + pkt.size as u64 > b,
             Capacity::Unlimited => false,
         };
@@ -91,6 +99,18 @@ mod tests {
         assert!(q.enqueue(pkt(1500), &CTX).is_ok());
         assert_eq!(q.enqueue(pkt(40), &CTX).unwrap_err().1, DropCause::Overflow);
         assert_eq!(q.len_pkts(), 2);
+    }
+
+    #[test]
+    fn counting_the_packet_in_service_holds_one_less_as_ns2s_limit() {
+        let settings = QueueSettings { cap: Capacity::Packets(3), ..QueueSettings::EXAMPLE };
+        let params: Params = [("count_in_service".to_string(), 1.0)].into_iter().collect();
+        let mut q = build(&settings, &params).unwrap();
+        assert!(q.enqueue(pkt(1500), &CTX).is_ok());
+        assert!(q.enqueue(pkt(1500), &CTX).is_ok());
+        assert_eq!(q.enqueue(pkt(1500), &CTX).unwrap_err().1, DropCause::Overflow, "limit 3 holds 2");
+        let bad: Params = [("count_in_service".to_string(), 2.0)].into_iter().collect();
+        assert_eq!(build(&settings, &bad).err().unwrap().param, "count_in_service");
     }
 
     #[test]

@@ -51,7 +51,7 @@ pub static BUILTIN: &[Entry<Builder>] = &[
     Entry {
         name: "droptail",
         summary: "FIFO that drops arrivals when the buffer (packets or bytes) is full",
-        params: Schema::Declared(&[]),
+        params: Schema::Read,
         build: droptail::build,
     },
     Entry {
