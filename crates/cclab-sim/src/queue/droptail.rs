@@ -1,6 +1,7 @@
 //! DropTail: first in, first out, arrivals dropped when the buffer is full.
 //! The capacity is counted in packets or in bytes and excludes the packet
-//! being transmitted, as ns-2's DropTail and ns-3's DropTailQueue do.
+//! being transmitted, as ns-3's DropTailQueue does (ns-2's DropTail holds one
+//! less: a limit of L holds L - 1 waiting, queue/drop-tail.cc `enque`).
 
 use super::{Capacity, DropCause, EnqueueContext, QueueDisc, QueueSettings};
 use crate::packet::Packet;
