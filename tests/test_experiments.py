@@ -59,8 +59,8 @@ def test_quick_form_writes_its_files_and_well_formed_verdicts(exp, tmp_path):
         other = CAUSE_SHAPES.setdefault(re.sub(r"\d+(\.\d+)?", "N", cause), cause)
         assert other == cause, f"two causes differ only in their numbers: {other!r} and {cause!r}"
         if any(c.cause == cause and c.ablation is not None for c in checks):  # its ablation's numbers with it
-            assert "without the cause" in report.split(cause, 1)[1].split("\n", 1)[0], cause
-    rows = report.split("Causes of the differences:")[0]
+            assert " → " in report.split(cause, 1)[1].split("\n", 1)[0], cause
+    rows = report.split("Causes of the differences")[0]
     assert "of the gap" not in rows, f"{exp.id}: a verdict cell repeats an ablation's effect instead of its label"
     assert exp.title in report and "| what the paper says | published | cclab |" in report
     assert "**Quick form**" in report.split("|")[0], "a quick-form report must say its numbers are not the paper's"

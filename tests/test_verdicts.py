@@ -132,12 +132,13 @@ def test_a_cause_shared_by_several_checks_is_stated_once_with_each_checks_number
     s2 = claim("no drop at 50 ms", False, "5 drops", reason="slow start overshoots")
     t = compare("Jain, 30 ms", "0.88", 0.60).explained_by(compare("Jain, 30 ms", "0.88", 0.55), cause, "rtt_min = 1000")
     table = checks_table([a, b, s, s2, t, compare("u", "0.5", 0.1)])
-    rows, causes = table.split("Causes of the differences:")
+    rows, causes = table.split("Causes of the differences")
     # The cause, its ablation and the words around the numbers appear once, in the cause's entry ...
     for once in (cause, "slow start overshoots", "rtt_min = 1000", "of the gap", "without the cause"):
         assert table.count(once) == 1, once
     # ... which gives every check it explains with its value as run and without the cause.
-    assert "Jain, 10 ms 0.72 → 0.93 (82%); Jain, 20 ms 0.67 → 0.92 (passes). It does not explain: Jain, 30 ms 0.6 → 0.55 (-18%)." in causes
+    assert ("Jain, 10 ms 0.72 → 0.93 (82%); Jain, 20 ms 0.67 → 0.92 (passes). "
+            "It does not explain: Jain, 30 ms 0.6 → 0.55 (-18%).") in causes
     assert "Suspected, not proven by a run, for: no drop; no drop at 50 ms." in causes
     # The table's cells only point at it.
     assert rows.count("| differs-explained (a) |") == 2 and rows.count("| differs-unexplained (b, suspected) |") == 2

@@ -45,6 +45,9 @@ impl CongestionControl for Fixed {
         SEEN.with(|s| s.borrow_mut().cong_control_calls += 1);
         Some(self.0)
     }
+    fn uses_rate_samples(&self) -> bool {
+        true
+    }
 }
 
 fn fixed(p: &Params) -> Result<Box<dyn CongestionControl>, cc::ParamError> {

@@ -20,6 +20,8 @@ type Samples = Arc<Mutex<Vec<(SimTime, RateSample)>>>;
 struct Recorder {
     inner: Box<dyn CongestionControl>,
     seen: Samples,
+    /// What `uses_rate_samples` answers.
+    declared: bool,
 }
 
 impl CongestionControl for Recorder {
@@ -36,12 +38,36 @@ impl CongestionControl for Recorder {
         self.seen.lock().unwrap().push((v.now, *rs));
         None
     }
+    fn uses_rate_samples(&self) -> bool {
+        self.declared
+    }
 }
 
 fn recorder() -> (Box<dyn CongestionControl>, Samples) {
+    recorder_declaring(true)
+}
+
+fn recorder_declaring(declared: bool) -> (Box<dyn CongestionControl>, Samples) {
     let seen = Arc::new(Mutex::new(Vec::new()));
     let inner = cc::build("reno", &Params::new()).unwrap();
-    (Box::new(Recorder { inner, seen: seen.clone() }), seen)
+    (Box::new(Recorder { inner, seen: seen.clone(), declared }), seen)
+}
+
+#[test]
+fn an_algorithm_that_does_not_use_rate_samples_is_not_asked_and_its_window_is_the_same() {
+    let mut windows = Vec::new();
+    for declared in [true, false] {
+        let (cc, seen) = recorder_declaring(declared);
+        let mut s = Sender::new(0, TcpConfig::default(), cc, u64::MAX);
+        let mut out = Vec::new();
+        s.start(SimTime::ZERO, &mut out);
+        for (i, t) in [(1, 10), (2, 11), (3, 20)] {
+            s.on_ack(&ack(i, SimTime::ZERO), SimTime(t * MS), &mut out);
+        }
+        assert_eq!(seen.lock().unwrap().len(), if declared { 3 } else { 0 });
+        windows.push((s.cwnd, out.len()));
+    }
+    assert_eq!(windows[0], windows[1], "the samples change nothing for an ACK-clocked algorithm");
 }
 
 fn ack(seq: u64, ts_ecr: SimTime) -> Packet {
@@ -132,6 +158,9 @@ impl CongestionControl for ThreadRecorder {
     fn cong_control(&mut self, v: &SenderView, rs: &RateSample) -> Option<cc::CongControl> {
         SEEN.with(|s| s.borrow_mut().push((v.now, *rs)));
         None
+    }
+    fn uses_rate_samples(&self) -> bool {
+        true
     }
 }
 

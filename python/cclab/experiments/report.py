@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, List, Sequence, Union
 
 from .base import Experiment, Report, Run, Variant
-from .verdicts import VERDICTS, causes_list, causes_of, checks_table, fmt, verdict_cell
+from .verdicts import CAUSES_HEAD, VERDICTS, causes_list, causes_of, checks_table, fmt, verdict_cell
 
 if TYPE_CHECKING:
     from .runner import Outcome
@@ -115,7 +115,7 @@ def _headlines(outcomes: Sequence[Outcome], stated: dict) -> List[str]:
                 stated.setdefault(c.cause, f"[headline claims](#headline-claims) {label}")
     causes = causes_list(first, members)
     if causes:
-        lines += ["", "Causes:", ""] + [re.sub(r"\s+", " ", x) for x in causes]
+        lines += ["", CAUSES_HEAD, ""] + [re.sub(r"\s+", " ", x) for x in causes]
     return lines + [""]
 
 

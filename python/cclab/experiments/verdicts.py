@@ -305,6 +305,11 @@ def _effect_on(c: Check) -> str:
     return f"{c.what} {fmt(c.measured)} → {fmt(a.measured)} ({'passes' if a.holds else f'{a.closed:.0%}'})"
 
 
+#: The heading of a causes list: what each entry's numbers are, said once.
+CAUSES_HEAD = ("Causes of the differences (each: the cause; the ablation the experiment runs without the cause; each "
+               "check's value as run → on the ablation's runs, with the share of the gap closed, or passes):")
+
+
 def causes_list(labels: "dict[str, str]", checks: "list[Check]") -> list[str]:
     """Each cause once: the cause, the ablation that removes it, and for every check it is put down to
     the check's value as run and on the ablation's runs (or, unproven, the checks it is suspected for).
@@ -317,8 +322,7 @@ def causes_list(labels: "dict[str, str]", checks: "list[Check]") -> list[str]:
         parts = [f"- ({label}) {cause}."]
         for change in dict.fromkeys(c.ablation.change for c in proven):
             on = [c for c in proven if c.ablation.change == change]
-            parts.append(f"Ablation run by the experiment, {change}; each check as run → without the cause "
-                         "(share of the gap closed, or passes)")
+            parts.append(f"Ablation: {change}")
             good = [_effect_on(c) for c in on if c.ablation.explains]
             tried = [_effect_on(c) for c in on if not c.ablation.explains]  # shown where it does not explain
             parts[-1] += (": " + "; ".join(good) + "." if good else ".") + (
@@ -343,5 +347,5 @@ def checks_table(checks: "list[Check]") -> str:
         cells = [what, fmt(c.published), fmt(c.measured), c.tolerance or "—", verdict_cell(c, labels.get(c.cause, ""))]
         lines.append("| " + " | ".join(_clean(s) for s in cells) + " |")
     if labels:
-        lines += ["", "Causes of the differences:", ""] + [re.sub(r"\s+", " ", x) for x in causes_list(labels, checks)]
+        lines += ["", CAUSES_HEAD, ""] + [re.sub(r"\s+", " ", x) for x in causes_list(labels, checks)]
     return "\n".join(lines)

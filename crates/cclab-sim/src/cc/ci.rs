@@ -3,7 +3,7 @@
 //!
 //! Source: paper 001 (Ogura, Nemoto, Su, Katto, IEICE Trans. Inf. & Syst. E95-D(2),
 //! 2012), section 2.4, eq. (5), with `k'` from eq. (14) (or (8)); CI is "briefly
-//! mentioned" in Floyd and Jacobson's phase-effects paper (paper 001's reference [4]).
+//! mentioned" in Floyd and Jacobson's phase-effects paper (paper 001's reference \[4\]).
 //!
 //! - Congestion avoidance: `cwnd += k' · RTT` per RTT (eq. 5), i.e. `k' · RTT / cwnd`
 //!   per acknowledged packet: `k'` packets per second, so a flow fills its share `S/n`

@@ -3,7 +3,7 @@
 //!
 //! Source: paper 001 (Ogura, Nemoto, Su, Katto, IEICE Trans. Inf. & Syst. E95-D(2),
 //! 2012), section 2.3, eqs. (3)–(4), and (7) for `k`; CR itself is from Floyd and
-//! Jacobson's phase-effects paper (paper 001's reference [4]) and is ns-2's
+//! Jacobson's phase-effects paper (paper 001's reference \[4\]) and is ns-2's
 //! `wnd_option_ 2`, which paper 001's simulations ran.
 //!
 //! - Congestion avoidance: `cwnd += k · RTT²` per RTT (eq. 3), i.e. `k · RTT² / cwnd`

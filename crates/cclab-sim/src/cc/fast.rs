@@ -3,7 +3,7 @@
 //! Source: C. Jin, D. X. Wei, S. H. Low, "FAST TCP: Motivation, architecture,
 //! algorithms, performance", IEEE INFOCOM 2004, and D. X. Wei, C. Jin, S. H. Low,
 //! S. Hegde, the same title, IEEE/ACM Trans. Networking 14(6), 2006 (paper 000's
-//! references [4] and [27]), the window control component.
+//! references \[4\] and \[27\]), the window control component.
 //!
 //! Every update period the window moves towards the one at which the flow has exactly
 //! `alpha` packets queued, by a fraction `gamma` of the distance, and at most doubles:

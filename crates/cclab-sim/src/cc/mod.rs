@@ -14,6 +14,7 @@
 //! | [`CongestionControl::on_send`]      | (header option writer) | a data segment leaves; fills the CC header the receiver echoes |
 //! | [`CongestionControl::init`]         | `init`        | the flow starts, before `cwnd_event(TxStart)`; may set a first window and pacing rate |
 //! | [`CongestionControl::cong_control`] | `cong_control` | every ACK, after loss detection, with its [`RateSample`]; sets cwnd and pacing rate |
+//! | [`CongestionControl::uses_rate_samples`] | (`cong_control` set) | asked once: whether to take rate samples and call `cong_control` |
 //!
 //! An algorithm either grows the window through `cong_avoid` (ACK-clocked, as
 //! Reno) or implements `cong_control` and then owns the window on every ACK,
@@ -21,8 +22,9 @@
 //! `cong_control` first and `cong_avoid` only when it answered `None`, as
 //! Linux's `tcp_cong_control` does. A pacing rate makes the sender space its
 //! data segments by wire size / rate; without one segments leave as the window
-//! allows. The rate sample (`tcp/rate.rs`, Linux `tcp_rate.c`) is taken on
-//! every ACK either way.
+//! allows. The rate sample (`tcp/rate.rs`, Linux `tcp_rate.c`) is taken, and
+//! `cong_control` called, only for an algorithm whose `uses_rate_samples` says
+//! so (Linux: its ops set `cong_control`).
 //!
 //! Windows are in packets (segments) as `f64`, as in ns-2, because several of
 //! the papers' algorithms grow the window by fractions of a packet per ACK.
@@ -179,6 +181,13 @@ pub trait CongestionControl: Send {
     /// window moves as `ssthresh`, recovery and `cong_avoid` make it, unpaced.
     fn cong_control(&mut self, _v: &SenderView, _rs: &RateSample) -> Option<CongControl> {
         None
+    }
+
+    /// `true` for an algorithm that implements `cong_control` (Linux: its ops set
+    /// `cong_control`): only then does the sender estimate delivery rates and call it, so
+    /// the ACK-clocked algorithms do not pay for samples they never read.
+    fn uses_rate_samples(&self) -> bool {
+        false
     }
 }
 

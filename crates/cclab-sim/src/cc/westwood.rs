@@ -3,7 +3,7 @@
 //! Sources: L. A. Grieco, S. Mascolo, "Performance evaluation and comparison of
 //! Westwood+, New Reno, and Vegas TCP congestion control", ACM CCR 34(2), 2004, and
 //! S. Mascolo, C. Casetti, M. Gerla et al., "TCP Westwood: bandwidth estimation for
-//! enhanced transport over wireless links", MobiCom 2001 (paper 001's reference [10]);
+//! enhanced transport over wireless links", MobiCom 2001 (paper 001's reference \[10\]);
 //! Linux `net/ipv4/tcp_westwood.c` for the filter. Mode 1 is paper 001, eq. (2).
 //!
 //! Westwood+ grows the window as Reno does. It counts the data acknowledged over each

@@ -13,22 +13,21 @@ impl Sender {
         self.pacer.set_rate(c.pacing_rate);
     }
 
-    /// Linux `tcp_cong_control`: the rate sample goes to the algorithm's `cong_control`; if it
-    /// has none, `cong_avoid` grows the window by `avoid` packets when the ACK allows growth.
-    /// A `cong_control` algorithm is shown the window as it set it, not as recovery moved it
-    /// on this ACK (Linux skips its window reduction for such algorithms).
-    #[allow(clippy::too_many_arguments)]
+    /// Linux `tcp_cong_control` for an algorithm that `uses_rate_samples`: the rate sample goes
+    /// to its `cong_control`; if that returns `None`, `cong_avoid` grows the window by `avoid`
+    /// packets when the ACK allows growth. `prior`: packets in flight, the window and the
+    /// losses marked before this ACK. The algorithm is shown the window as it set it, not as
+    /// recovery moved it on this ACK (Linux skips its window reduction for such algorithms).
     #[inline]
     pub(super) fn cong_control(
         &mut self,
         now: SimTime,
         delivered: u64,
         rtt: Option<SimTime>,
-        prior_in_flight: u64,
-        prior_cwnd: f64,
-        lost_before: u64,
+        prior: (u64, f64, u64),
         avoid: Option<u32>,
     ) {
+        let (prior_in_flight, prior_cwnd, lost_before) = prior;
         let mut rs = self.rate.sample(now, delivered, self.rtt.rtt_min, self.cfg.mss);
         rs.rtt = rtt;
         rs.losses = self.sb.lost_marked - lost_before;

@@ -11,15 +11,16 @@
 //! and pacing timers; the simulation schedules them lazily, so re-arming the
 //! retransmission timer on every ACK costs a field write, not an event.
 //!
-//! Every ACK also yields a delivery-rate sample (`rate.rs`). An algorithm that
-//! implements `cong_control` sets the window and a pacing rate from it; with a
-//! pacing rate, data segments leave no faster than wire size / rate apart
-//! (`pacing.rs`), and a sender that must wait asks for the pacing timer.
+//! For an algorithm that `uses_rate_samples`, every ACK also yields a
+//! delivery-rate sample (`rate.rs`), from which its `cong_control` sets the
+//! window and a pacing rate; with a pacing rate, data segments leave no faster
+//! than wire size / rate apart (`pacing.rs`), and a sender that must wait asks
+//! for the pacing timer.
 
 pub use super::config::TcpConfig;
 use super::pacing::Pacer;
 use super::profile::RttSampling;
-use super::rate::RateEstimator;
+use super::rate::{RateEstimator, TxSnapshot};
 use super::recovery::Recovery;
 use super::rtt::RttEstimator;
 use super::rtt_timing::TimedSegment;
@@ -70,8 +71,10 @@ pub struct Sender {
     /// When the last segment of a finite flow was acknowledged.
     pub completed_at: Option<SimTime>,
     pub started: bool,
-    /// Delivery-rate estimation (Linux `tcp_rate.c`).
+    /// Delivery-rate estimation (Linux `tcp_rate.c`), kept only when the algorithm
+    /// `uses_rate_samples`.
     pub rate: RateEstimator,
+    rate_samples: bool,
     /// The pacing rate the algorithm's `cong_control` or `init` set, and the pacing timer.
     pub pacer: Pacer,
     /// A retransmission that recovery asked for while pacing held it back; sent first.
@@ -100,6 +103,7 @@ impl Sender {
             completed_at: None,
             started: false,
             rate: RateEstimator::default(),
+            rate_samples: cc.uses_rate_samples(),
             pacer: Pacer::default(),
             rtx_pending: None,
             cfg,
@@ -164,7 +168,11 @@ impl Sender {
 
     fn xmit(&mut self, seq: u64, now: SimTime, out: &mut Vec<Packet>) {
         let retx = seq < self.sb.high();
-        let tx = self.rate.on_send(now, self.sb.high() == self.sb.una());
+        let tx = if self.rate_samples {
+            self.rate.on_send(now, self.sb.high() == self.sb.una())
+        } else {
+            TxSnapshot::default()
+        };
         self.sb.on_send(seq, now, tx);
         if self.cfg.stack.rtt_sampling == RttSampling::OneTimed {
             self.timed.on_xmit(seq, retx, now);
@@ -258,7 +266,7 @@ impl Sender {
                 self.snd_nxt += 1;
             }
         }
-        if self.sb.high() >= self.limit {
+        if self.rate_samples && self.sb.high() >= self.limit {
             // Nothing new to send: samples from now on measure the application, not the path.
             let sb = &self.sb;
             self.rate.check_app_limited(sb.pipe(), self.cwnd, sb.lost_out > sb.retrans_out);
@@ -301,10 +309,11 @@ impl Sender {
             return; // acknowledges data never sent, or an old reordered ACK
         }
         let newly_acked = a - una;
-        let prior_in_flight = self.sb.pipe();
-        let prior_cwnd = self.cwnd;
-        let lost_before = self.sb.lost_marked;
-        self.rate.begin_ack();
+        // What the rate sample needs from before this ACK: in flight, window, losses marked.
+        let prior = self.rate_samples.then(|| (self.sb.pipe(), self.cwnd, self.sb.lost_marked));
+        if self.rate_samples {
+            self.rate.begin_ack();
+        }
 
         let mut rtt = None;
         if newly_acked > 0 {
@@ -351,7 +360,15 @@ impl Sender {
         } else if self.sb.high() > una {
             self.on_dupack(now, out);
         }
-        self.cong_control(now, delivered, rtt, prior_in_flight, prior_cwnd, lost_before, avoid);
+        match prior {
+            Some(prior) => self.cong_control(now, delivered, rtt, prior, avoid),
+            None => {
+                if let Some(acked) = avoid {
+                    let v = self.view(now);
+                    self.cwnd = self.cc.cong_avoid(&v, acked).max(1.0);
+                }
+            }
+        }
         self.send(now, out);
         if self.completed_at.is_none() && self.limit != u64::MAX && self.sb.una() >= self.limit {
             self.completed_at = Some(now);

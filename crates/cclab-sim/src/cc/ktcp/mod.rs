@@ -115,7 +115,7 @@ pub enum Phase {
 }
 
 pub struct Ktcp {
-    /// The name it was built under: "ktcp", or "<wrapped>+ktcp".
+    /// The name it was built under: "ktcp", or "`<wrapped>`+ktcp".
     name: Cow<'static, str>,
     inner: Box<dyn CongestionControl>,
     cfg: KtcpConfig,
