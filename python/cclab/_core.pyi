@@ -43,6 +43,11 @@ class Sim:
         """Events handled so far."""
     def run_until(self, t: float) -> None:
         """Runs until ``t`` seconds of simulated time (capped at the duration), without the GIL."""
+    def network(self) -> str:
+        """The network as built, as JSON: ``{"nodes", "links": [{name, role, from, to, rate_bps,
+        delay_s, loss, queue: {kind, capacity_pkts, capacity_bytes, params}}], "flows": [{name,
+        group, cc, src, dst, start_s, stop_s, packet_size, recovery, stack, init_cwnd, ...}],
+        "udp_sources", "web"}`` (crates/cclab-sim/src/describe.rs)."""
     def results(self) -> dict[str, dict[str, Column] | dict[str, float]]:
         """The results so far: ``{"flows", "queues", "links", "flow_series",
         "queue_series": {column: array}, "summary": {name: float}}``."""

@@ -24,6 +24,7 @@ from rich.text import Text
 from . import _core
 from .result import Result
 from .run import run as run_scenario
+from .crosscheck.errors import CrosscheckError
 from .scenario import ScenarioError, check as check_scenario, load_scenario
 
 __all__ = ["app", "main"]
@@ -102,6 +103,8 @@ class _Group(TyperGroup):
             if msg.startswith(field + ": "):
                 msg = msg[len(field) + 2 :]
             fail(field, msg)
+        except CrosscheckError as e:
+            fail(e.field, str(e)[len(e.field) + 2:])
         except OSError as e:
             user = isinstance(e, (FileNotFoundError, IsADirectoryError, NotADirectoryError, PermissionError))
             fail(str(e.filename or "file"), (e.strerror or str(e)).lower(), USER_ERROR if user else 1)
@@ -227,6 +230,34 @@ def check(scenario: ScenarioArg, seed: SeedOpt = None) -> None:
     n_flows = sum(int(g.get("count", 1)) for g in sc.get("flows", []))
     kind = sc.get("topology", {}).get("kind", "dumbbell")
     _stdout().print(f"ok: {scenario}: {kind}, {n_flows} flow(s), {sc['duration']} simulated")
+
+
+@app.command()
+def crosscheck(
+    scenario: ScenarioArg,
+    peer: Annotated[
+        str, typer.Option("--with", help="The simulator to compare with: ns2 (ns-2.35, `apt-get install ns2`).")
+    ] = "ns2",
+    seeds: Annotated[int, typer.Option("--seeds", help="Seeds to run on both sides, 1 to 100.")] = 1,
+    seed: SeedOpt = None,
+    out: Annotated[
+        Optional[Path],
+        typer.Option("--out", help="Also write report.md, runs.csv and each seed's peer script here.",
+                     show_default=False),
+    ] = None,
+) -> None:
+    """Run a scenario in cclab and in ns-2 and print both sides' metrics with their differences."""
+    from .crosscheck import crosscheck as run_crosscheck
+
+    if out is not None:
+        _check_out(out)
+    c = run_crosscheck(load_scenario(scenario), peer, seeds=seeds, seed=seed, keep=out)
+    md = c.markdown()
+    sys.stdout.write(md)  # markdown as is: a rich console would wrap its table rows
+    if out is not None:
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "report.md").write_text(md)
+        c.runs.to_csv(out / "runs.csv", index=False)
 
 
 _KIND_TITLES = {

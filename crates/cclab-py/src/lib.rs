@@ -184,6 +184,13 @@ impl Sim {
         }
     }
 
+    /// The network as built, as JSON (cclab_sim::describe): links with their queues, flows
+    /// with their resolved TCP settings. What `cclab crosscheck` translates.
+    fn network(&self) -> PyResult<String> {
+        let built = self.built();
+        guard(|| cclab_sim::describe::describe(&built.sim).to_json())
+    }
+
     /// The results so far, as {table: {column: array}} plus "summary": {name: value}.
     fn results<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let built = self.built();

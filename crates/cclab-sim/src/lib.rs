@@ -25,6 +25,7 @@
 #![deny(unsafe_code)]
 
 pub mod cc;
+pub mod describe;
 pub mod dump;
 pub mod engine;
 pub mod metrics;

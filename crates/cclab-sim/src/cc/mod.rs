@@ -189,6 +189,12 @@ pub trait CongestionControl: Send {
     fn uses_rate_samples(&self) -> bool {
         false
     }
+
+    /// The parameters as resolved (defaults filled in), for translating a flow to another
+    /// simulator (describe.rs); only algorithms that a translator maps need to say.
+    fn params(&self) -> Vec<(&'static str, f64)> {
+        Vec::new()
+    }
 }
 
 /// Slow start (RFC 5681 with appropriate byte counting, Linux `tcp_slow_start`):

@@ -138,6 +138,10 @@ impl CongestionControl for Vegas {
         "vegas"
     }
 
+    fn params(&self) -> Vec<(&'static str, f64)> {
+        vec![("alpha", self.cfg.alpha), ("beta", self.cfg.beta), ("gamma", self.cfg.gamma)]
+    }
+
     fn ssthresh(&mut self, v: &SenderView) -> f64 {
         self.own_ssthresh = f64::INFINITY;
         super::halve(v)

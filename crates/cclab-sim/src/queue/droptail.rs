@@ -23,6 +23,10 @@ impl DropTail {
     pub fn new(cap: Capacity) -> Self {
         DropTail { cap, q: VecDeque::new(), bytes: 0, in_service: 0 }
     }
+
+    pub fn capacity(&self) -> Capacity {
+        self.cap
+    }
 }
 
 /// The registry's constructor (`queue = "droptail"`): the buffer, and whether it counts
@@ -57,6 +61,10 @@ impl QueueDisc for DropTail {
 
     fn len_pkts(&self) -> usize {
         self.q.len()
+    }
+
+    fn describe(&self) -> Option<crate::describe::QueueInfo> {
+        Some(crate::describe::QueueInfo::new("droptail", self.cap, &[("count_in_service", self.in_service as f64)]))
     }
 
     fn len_bytes(&self) -> u64 {

@@ -121,6 +121,11 @@ pub trait QueueDisc: Send {
     fn len_bytes(&self) -> u64;
     /// The packets waiting, in order (for end-of-run accounting; not on the hot path).
     fn packets(&self) -> Vec<Packet>;
+    /// The discipline as built, for translating the network to another simulator
+    /// (describe.rs); `None` for one that cannot be described.
+    fn describe(&self) -> Option<crate::describe::QueueInfo> {
+        None
+    }
     /// The moving average of the length, for AQMs that keep one (packets).
     fn avg_len(&self) -> Option<f64> {
         None

@@ -332,6 +332,36 @@ impl QueueDisc for Red {
         self.fifo.len_pkts()
     }
 
+    fn describe(&self) -> Option<crate::describe::QueueInfo> {
+        let c = &self.cfg;
+        let kind = match c.adapt {
+            Adapt::None => "red",
+            Adapt::Ared => "ared",
+            Adapt::Gared => "gared",
+        };
+        let flag = |b: bool| if b { 1.0 } else { 0.0 };
+        Some(crate::describe::QueueInfo::new(
+            kind,
+            self.fifo.capacity(),
+            &[
+                ("min_th", c.min_th),
+                ("max_th", c.max_th),
+                ("max_p", c.max_p),
+                ("q_weight", c.q_weight),
+                ("gentle", flag(c.gentle)),
+                ("wait", flag(c.wait)),
+                ("mean_pktsize", c.mean_pktsize),
+                ("interval", c.interval.secs_f64()),
+                ("alpha", c.alpha),
+                ("beta", c.beta),
+                ("top", c.top),
+                ("bottom", c.bottom),
+                ("bytes", flag(c.bytes)),
+                ("ecn", flag(c.ecn)),
+            ],
+        ))
+    }
+
     fn len_bytes(&self) -> u64 {
         self.fifo.len_bytes()
     }

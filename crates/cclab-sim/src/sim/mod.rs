@@ -93,6 +93,11 @@ impl Flow {
     pub fn size_pkts(&self) -> u64 {
         self.size_pkts
     }
+
+    /// The send overhead (jitter bound) of each data segment.
+    pub fn overhead(&self) -> SimTime {
+        self.overhead
+    }
 }
 
 #[derive(Clone, Copy, Debug, Default)]

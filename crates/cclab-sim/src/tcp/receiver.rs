@@ -55,6 +55,10 @@ pub struct Receiver {
 }
 
 impl Receiver {
+    pub fn cfg(&self) -> &ReceiverConfig {
+        &self.cfg
+    }
+
     pub fn new(flow: u32, cfg: ReceiverConfig) -> Self {
         Receiver {
             cfg,

@@ -1,0 +1,169 @@
+//! The built network as data, for translating a scenario into another
+//! simulator (`cclab crosscheck`): every link with its queue as built, every
+//! flow with the TCP settings its scenario and stack profile resolved to.
+//! A translator reads the build rather than the scenario so that it never
+//! re-derives a default (a "0.25bdp" buffer, a profile's initial window, a
+//! start drawn from `start_spread`) and cannot disagree with the run.
+
+use crate::queue::Capacity;
+use crate::sim::Simulation;
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// A built simulation, before it runs.
+#[derive(Serialize, Debug)]
+pub struct Network {
+    pub nodes: usize,
+    /// Results cover [warmup, end].
+    pub warmup_s: f64,
+    pub links: Vec<LinkInfo>,
+    pub flows: Vec<FlowInfo>,
+    /// UDP sources and web objects are not described; a translator refuses them.
+    pub udp_sources: usize,
+    pub web: bool,
+}
+
+impl Network {
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).expect("a network description always serializes")
+    }
+}
+
+/// One direction of a link.
+#[derive(Serialize, Debug)]
+pub struct LinkInfo {
+    pub name: String,
+    pub role: &'static str,
+    pub from: u32,
+    pub to: u32,
+    pub rate_bps: u64,
+    pub delay_s: f64,
+    /// Random loss probability of each arriving packet, if any.
+    pub loss: Option<f64>,
+    /// The queue; `None` for a discipline that cannot be described.
+    pub queue: Option<QueueInfo>,
+}
+
+/// A queue discipline as built: its registry name, buffer and resolved parameters.
+#[derive(Serialize, Debug, Clone)]
+pub struct QueueInfo {
+    pub kind: &'static str,
+    /// The buffer in packets, or in bytes; neither for an unlimited one.
+    pub capacity_pkts: Option<u64>,
+    pub capacity_bytes: Option<u64>,
+    pub params: BTreeMap<&'static str, f64>,
+}
+
+impl QueueInfo {
+    pub fn new(kind: &'static str, cap: Capacity, params: &[(&'static str, f64)]) -> Self {
+        let (capacity_pkts, capacity_bytes) = match cap {
+            Capacity::Packets(n) => (Some(n), None),
+            Capacity::Bytes(b) => (None, Some(b)),
+            Capacity::Unlimited => (None, None),
+        };
+        QueueInfo { kind, capacity_pkts, capacity_bytes, params: params.iter().copied().collect() }
+    }
+}
+
+/// One TCP flow: its ends, times and resolved settings.
+#[derive(Serialize, Debug)]
+pub struct FlowInfo {
+    pub name: String,
+    pub group: String,
+    pub cc: String,
+    /// The algorithm's resolved parameters, where it reports them (`CongestionControl::params`).
+    pub cc_params: BTreeMap<&'static str, f64>,
+    pub src: u32,
+    pub dst: u32,
+    /// The links of the data and ACK paths, in order.
+    pub path_data: Vec<u32>,
+    pub path_ack: Vec<u32>,
+    pub start_s: f64,
+    pub stop_s: Option<f64>,
+    /// Segments to send; `None` for a bulk flow.
+    pub size_pkts: Option<u64>,
+    pub packet_size: u32,
+    pub ack_size: u32,
+    pub recovery: &'static str,
+    pub stack: &'static str,
+    pub init_cwnd: f64,
+    /// `None`: no initial threshold (infinite).
+    pub init_ssthresh: Option<f64>,
+    /// `None`: no receiver window.
+    pub rwnd: Option<u64>,
+    pub timestamps: bool,
+    pub dupthresh: u32,
+    pub ecn: bool,
+    pub rto_min_s: f64,
+    pub rto_initial_s: f64,
+    pub rto_max_s: f64,
+    pub delayed_ack: bool,
+    pub delack_timeout_s: f64,
+    pub overhead_s: f64,
+}
+
+/// Describes `sim` as built.
+pub fn describe(sim: &Simulation) -> Network {
+    let links = sim
+        .links
+        .iter()
+        .map(|l| LinkInfo {
+            name: l.name.clone(),
+            role: l.role,
+            from: l.from,
+            to: l.to,
+            rate_bps: l.rate.bps(),
+            delay_s: l.delay.secs_f64(),
+            loss: l.loss.as_ref().map(|(p, _)| *p),
+            queue: l.queue.describe(),
+        })
+        .collect();
+    let flows = sim
+        .flows
+        .iter()
+        .filter(|f| f.web_object.is_none())
+        .map(|f| {
+            let c = &f.sender.cfg;
+            let r = f.receiver.cfg();
+            let first = f.path_data.first().map(|&i| sim.links[i as usize].from).unwrap_or(0);
+            let last = f.path_data.last().map(|&i| sim.links[i as usize].to).unwrap_or(0);
+            FlowInfo {
+                name: f.name.clone(),
+                group: f.group.clone(),
+                cc: f.cc_name.clone(),
+                cc_params: f.sender.cc.params().into_iter().collect(),
+                src: first,
+                dst: last,
+                path_data: f.path_data.clone(),
+                path_ack: f.path_ack.clone(),
+                start_s: f.start.secs_f64(),
+                stop_s: f.stop.map(|t| t.secs_f64()),
+                size_pkts: (f.size_pkts() != u64::MAX).then(|| f.size_pkts()),
+                packet_size: c.mss,
+                ack_size: c.ack_size,
+                recovery: c.recovery.name(),
+                stack: c.stack.name,
+                init_cwnd: c.init_cwnd,
+                init_ssthresh: c.init_ssthresh.is_finite().then_some(c.init_ssthresh),
+                rwnd: (c.rwnd != u64::MAX).then_some(c.rwnd),
+                timestamps: c.timestamps,
+                dupthresh: c.dupthresh,
+                ecn: c.ecn,
+                rto_min_s: c.rto.min.secs_f64(),
+                rto_initial_s: c.rto.initial.secs_f64(),
+                rto_max_s: c.rto.max.secs_f64(),
+                delayed_ack: r.delayed_ack,
+                delack_timeout_s: r.delack_timeout.secs_f64(),
+                overhead_s: f.overhead().secs_f64(),
+            }
+        })
+        .collect();
+    Network {
+        nodes: sim.n_nodes,
+        warmup_s: sim.warmup.secs_f64(),
+        links,
+        flows,
+        udp_sources: sim.udp.len(),
+        web: sim.web.is_some(),
+    }
+}

@@ -1,0 +1,167 @@
+"""``cclab crosscheck``: the same scenario in cclab and in a peer simulator, side by side.
+
+For each seed, the scenario is built and run in cclab; the network as built (links, queues,
+flows with their resolved settings and start times, ``_core.Sim.network()``) is translated
+into the peer's input, run there, and both give the same metrics, computed the same way:
+
+- over [warmup, end]: each flow's goodput (delivered packets x packet size), the
+  bottleneck's utilization and mean queue (packets waiting, not the one in service);
+- over the whole run, start-up included: drops at the bottleneck queue, retransmitted
+  packets, retransmission timeouts.
+
+A peer is a module with ``NAME``, ``available()``, ``script(net, duration, warmup, seed)`` and
+``run(script, timeout)``; ``PEERS`` lists them. What does not translate is refused with a
+CrosscheckError naming the field.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+import os
+from pathlib import Path
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Union
+
+import pandas as pd
+
+from .. import _core
+from ..result import Result
+from ..run import run as run_cclab
+from ..scenario import as_scenario, resolve_seed
+from . import ns2
+from .errors import CrosscheckError
+
+PEERS = {ns2.NAME: ns2}
+
+__all__ = ["CrosscheckError", "Crosscheck", "crosscheck", "PEERS"]
+
+
+@dataclasses.dataclass
+class Crosscheck:
+    """Both simulators' metrics: ``runs`` has one row per (seed, simulator, metric)."""
+
+    scenario: str
+    peer: str
+    seeds: List[int]
+    runs: pd.DataFrame
+
+    def table(self) -> pd.DataFrame:
+        """Per metric: cclab's and the peer's mean over the seeds, their ranges, and the
+        relative difference of the means ((cclab - peer) / peer)."""
+        g = self.runs.groupby(["metric", "sim"], sort=False)["value"]
+        mean, lo, hi = g.mean().unstack(), g.min().unstack(), g.max().unstack()
+        order = list(dict.fromkeys(self.runs["metric"]))
+        rows = []
+        for m in order:
+            a, b = mean.loc[m, "cclab"], mean.loc[m, self.peer]
+            rel = (a - b) / b if b else (0.0 if a == b else math.inf)
+            rows.append({"metric": m, "cclab": a, self.peer: b, "rel_diff": rel,
+                         "cclab_range": (lo.loc[m, "cclab"], hi.loc[m, "cclab"]),
+                         f"{self.peer}_range": (lo.loc[m, self.peer], hi.loc[m, self.peer])})
+        return pd.DataFrame(rows)
+
+    def markdown(self) -> str:
+        t = self.table()
+        seeds = ", ".join(map(str, self.seeds))
+        lines = [f"cclab against {self.peer} on {self.scenario}, seeds {seeds} (means; ranges over seeds)", "",
+                 f"| metric | cclab | {self.peer} | difference |", "|---|---:|---:|---:|"]
+        for r in t.itertuples(index=False):
+            d = r.rel_diff
+            diff = "n/a" if not math.isfinite(d) else f"{d * 100:+.1f} %"
+            lines.append(f"| {r.metric} | {_fmt(r.cclab, r.cclab_range)} | "
+                         f"{_fmt(getattr(r, self.peer), getattr(r, self.peer + '_range'))} | {diff} |")
+        return "\n".join(lines) + "\n"
+
+
+def _fmt(v: float, rng: tuple) -> str:
+    s = f"{v:.4g}"
+    if len(rng) == 2 and rng[0] != rng[1]:
+        s += f" ({rng[0]:.4g}-{rng[1]:.4g})"
+    return s
+
+
+def _cclab_metrics(res: Result, net: Mapping[str, Any], monitored: Sequence[int]) -> Dict[str, float]:
+    fl, q, ln = res.flows, res.queues, res.links
+    m: Dict[str, float] = {}
+    _common(m, list(fl["goodput_bps"]), [g for g in fl["group"]],
+            float(fl["retransmits"].sum()), float(fl["timeouts"].sum()))
+    for i in monitored:
+        name = net["links"][i]["name"]
+        m[f"{name}: utilization %"] = 100.0 * float(ln["utilization"].iloc[i])
+        m[f"{name}: mean queue (pkts)"] = float(q["mean_len_pkts"].iloc[i])
+        m[f"{name}: queue drops"] = float(q["drops_overflow"].iloc[i] + q["drops_early"].iloc[i])
+    return m
+
+
+def _peer_metrics(got: Mapping[str, Any], net: Mapping[str, Any], monitored: Sequence[int],
+                  duration: float, warmup: float) -> Dict[str, float]:
+    end = got["E"]
+    start = got.get("W")
+    span = duration - warmup
+    goodput = []
+    for i, f in enumerate(net["flows"]):
+        e, s = end["flows"][i], (start["flows"][i] if start else None)
+        if e["arrived"] >= 0:  # counted at the receiver, as cclab counts
+            got_pkts = e["arrived"] - (s["arrived"] if s else 0.0)
+        else:  # the sender's cumulative ACK (starts at -1)
+            got_pkts = e["ack_"] - (s["ack_"] if s else -1.0)
+        goodput.append(got_pkts * f["packet_size"] * 8.0 / span)
+    m: Dict[str, float] = {}
+    _common(m, goodput, [f["group"] for f in net["flows"]],
+            sum(f["nrexmitpack_"] for f in end["flows"]), sum(f["nrexmit_"] for f in end["flows"]))
+    for i in monitored:
+        link = net["links"][i]
+        drops, dep, integ = end["queues"][i]
+        dep0, integ0 = (start["queues"][i][1], start["queues"][i][2]) if start else (0.0, 0.0)
+        m[f"{link['name']}: utilization %"] = 100.0 * (dep - dep0) * 8.0 / (link["rate_bps"] * span)
+        m[f"{link['name']}: mean queue (pkts)"] = (integ - integ0) / span
+        m[f"{link['name']}: queue drops"] = drops
+    return m
+
+
+def _common(m: Dict[str, float], goodput: List[float], groups: List[str], rexmit: float, timeouts: float) -> None:
+    m["goodput, all flows (Mbit/s)"] = sum(goodput) / 1e6
+    for g in dict.fromkeys(groups):
+        gp = [x for x, gg in zip(goodput, groups) if gg == g]
+        m[f"goodput per flow, group {g} (Mbit/s)"] = sum(gp) / len(gp) / 1e6
+    sq = sum(x * x for x in goodput)
+    m["Jain index"] = sum(goodput) ** 2 / (len(goodput) * sq) if sq > 0 else 1.0
+    m["retransmitted packets"] = rexmit
+    m["timeouts"] = timeouts
+
+
+def crosscheck(scenario: Union[Mapping[str, Any], str], peer: str = "ns2", seeds: int = 1,
+               seed: Optional[int] = None, timeout: float = 3600.0,
+               keep: Union[str, "os.PathLike[str]", None] = None) -> Crosscheck:
+    """Runs ``scenario`` in cclab and in ``peer`` with ``seeds`` seeds (from ``seed``, default
+    the scenario's, else 1) and returns both sides' metrics. ``keep``: a folder to write each
+    seed's peer script to (``<peer>-seed<N>`` with the peer's extension)."""
+    if peer not in PEERS:
+        raise CrosscheckError("--with", peer, " or ".join(PEERS))
+    if isinstance(seeds, bool) or not isinstance(seeds, int) or not 1 <= seeds <= 100:
+        raise CrosscheckError("--seeds", seeds, "a whole number from 1 to 100")
+    mod = PEERS[peer]
+    if mod.available() is None:
+        raise CrosscheckError("--with", peer, f"an installed {peer} (see docs/fidelity.md)")
+    sc = as_scenario(scenario)
+    first = resolve_seed(seed, sc)
+    rows: List[Dict[str, Any]] = []
+    used = [first + k for k in range(seeds)]
+    for s in used:
+        sim = _core.Sim(json.dumps(sc), s)
+        net = json.loads(sim.network())
+        duration = sim.duration
+        warmup = float(net["warmup_s"])
+        tcl = mod.script(net, duration, warmup, s)  # refuses before anything runs
+        monitored = [i for i, l in enumerate(net["links"])
+                     if l["role"] in ("bottleneck", "link") or (l["queue"] or {}).get("kind") in ("red", "ared")]
+        if keep is not None:
+            Path(keep).mkdir(parents=True, exist_ok=True)
+            (Path(keep) / f"{peer}-seed{s}{mod.SUFFIX}").write_text(tcl)
+        res = run_cclab(sc, s)
+        got = mod.run(tcl, timeout)
+        for sim_name, m in (("cclab", _cclab_metrics(res, net, monitored)),
+                            (peer, _peer_metrics(got, net, monitored, duration, warmup))):
+            rows += [{"seed": s, "sim": sim_name, "metric": k, "value": v} for k, v in m.items()]
+    return Crosscheck(str(sc.get("name") or "scenario"), peer, used, pd.DataFrame(rows))

@@ -1,0 +1,241 @@
+"""The ns-2.35 side of ``cclab crosscheck``: a built cclab network (``_core.Sim.network()``)
+written as an ns-2 Tcl script, run with ``ns``, its counters read back.
+
+The script is written from the network as cclab built it, so every resolved value (buffers
+in packets, start times drawn from ``start_spread``, a profile's initial window) is the one
+cclab ran with. Where ns-2 counts differently the translation says so beside the line:
+
+- A DropTail ``queue-limit`` of L holds L - 1 waiting packets (queue/drop-tail.cc ``enque``
+  drops when length + 1 >= L); cclab's buffer B holds B, so the limit is B + 1, or B for a
+  queue with ``count_in_service = 1``. RED compares the length before the arrival with the
+  limit (queue/red.cc ``enque``), so its limit is B.
+- ``packetSize_`` is the payload; ns-2 adds 40 header bytes on the wire (tcp.cc
+  ``headersize``), so it is cclab's packet size less 40 -- except for Vegas, whose
+  ``output()`` (tcp-vegas.cc) sends ``packetSize_`` bytes with no header added.
+- The initial ssthresh is ``window_`` (tcp.cc ``reset``); cclab's ``init_ssthresh`` becomes
+  ``max_ssthresh_``.
+- Knobs without a scenario field (the RTO tick, RTT sampling, ACK counting, ...) are left at
+  ns-2's defaults: which of them cclab follows is the flow's ``stack``.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from typing import Any, Dict, List, Mapping, Optional
+
+from .errors import CrosscheckError
+
+NAME = "ns2"
+SUFFIX = ".tcl"
+#: ns-2's window_ for a flow without a receiver window.
+NO_RWND = 1_000_000
+#: What the Tcl script reports per flow, once at the warmup and once at the end: the agent's
+#: highest cumulative ACK, retransmitted packets and timeouts, and the packets that left the
+#: last link towards the receiver (-1 where other traffic shares that link).
+FLOW_COUNTERS = ("ack_", "nrexmitpack_", "nrexmit_", "arrived")
+
+
+def available() -> Optional[str]:
+    """The ``ns`` binary, or None when ns-2 is not installed (``apt-get install ns2``)."""
+    return shutil.which("ns")
+
+
+def _agent(f: Mapping[str, Any], field: str) -> tuple[str, str, List[str]]:
+    """The TCP agent class, the sink class and the agent's settings of a flow of group
+    ``field`` (``flows[i]``)."""
+    cc, rec = f["cc"], f["recovery"]
+    extra: List[str] = []
+    if cc in ("reno", "newreno", "highspeed"):
+        agent = {"reno": "Agent/TCP/Reno", "newreno": "Agent/TCP/Newreno", "sack": "Agent/TCP/Sack1"}[rec]
+        if cc == "highspeed":
+            # ns-2's HighSpeed TCP (tcp.cc, windowOption_ 8) with RFC 3649's constants, as cclab's.
+            extra += ["windowOption_ 8", "low_window_ 38", "high_window_ 83000", "high_p_ 0.0000001",
+                      "high_decrease_ 0.1"]
+    elif cc == "vegas":
+        if rec != "reno":
+            raise CrosscheckError(f"{field}.recovery", rec,
+                                  "reno with cc = \"vegas\" (ns-2's Agent/TCP/Vegas recovers as Reno)")
+        agent = "Agent/TCP/Vegas"
+        # ns-2's defaults are 1 / 3 / 1 packets; cclab's (Linux's) 2 / 4 / 1: set cclab's.
+        p = f["cc_params"]
+        extra += [f"v_alpha_ {p['alpha']!r}", f"v_beta_ {p['beta']!r}", f"v_gamma_ {p['gamma']!r}"]
+    else:
+        raise CrosscheckError(f"{field}.cc", cc, "reno, newreno, highspeed or vegas (the algorithms ns-2.35 has as cclab does)")
+    sink = "Agent/TCPSink/Sack1" if rec == "sack" else "Agent/TCPSink"
+    if f["delayed_ack"]:
+        sink += "/DelAck"
+    return agent, sink, extra
+
+
+def _queue(link: Mapping[str, Any]) -> tuple[str, int, List[str]]:
+    """ns-2's queue class, its limit and its settings for a cclab link."""
+    q = link["queue"]
+    field = f"link {link['name']}: queue"
+    if q is None:
+        raise CrosscheckError(field, "(not describable)", "droptail, red or ared")
+    if q["capacity_bytes"] is not None:
+        raise CrosscheckError(f"link {link['name']}: buffer", f"{q['capacity_bytes']}B", "a buffer in packets")
+    cap = q["capacity_pkts"]
+    p = q["params"]
+    if q["kind"] == "droptail":
+        limit = 1_000_000_000 if cap is None else cap + 1 - int(p.get("count_in_service", 0))
+        return "DropTail", limit, []
+    if q["kind"] in ("red", "ared"):
+        if p["bytes"]:
+            raise CrosscheckError(field, "red in byte mode", "red or ared in packet mode")
+        sets = [
+            "bytes_ false", "queue_in_bytes_ false",
+            f"thresh_ {p['min_th']!r}", f"maxthresh_ {p['max_th']!r}",
+            f"linterm_ {1.0 / p['max_p']!r}" if p["max_p"] > 0 else "linterm_ 1e12",
+            f"q_weight_ {p['q_weight']!r}", f"mean_pktsize_ {int(p['mean_pktsize'])}",
+            f"gentle_ {'true' if p['gentle'] else 'false'}", f"wait_ {'true' if p['wait'] else 'false'}",
+            f"setbit_ {'true' if p['ecn'] else 'false'}",
+        ]
+        if q["kind"] == "ared":
+            sets += ["adaptive_ 1", f"alpha_ {p['alpha']!r}", f"beta_ {p['beta']!r}",
+                     f"interval_ {p['interval']!r}", f"top_ {p['top']!r}", f"bottom_ {p['bottom']!r}"]
+        else:
+            sets += ["adaptive_ 0"]
+        return "RED", 1_000_000_000 if cap is None else cap, sets
+    raise CrosscheckError(field, q["kind"], "droptail, red or ared (ns-2 has no gARED or XCP router as cclab's)")
+
+
+def _check_graph(net: Mapping[str, Any]) -> None:
+    """ns-2 routes by hop count, cclab by delay: only a network without alternative paths
+    (a tree of duplex links) routes alike in both."""
+    pairs = {tuple(sorted((l["from"], l["to"]))) for l in net["links"]}
+    if len(pairs) != net["nodes"] - 1:
+        raise CrosscheckError("topology", f"{len(pairs)} node pairs joined among {net['nodes']} nodes",
+                              "a network without alternative paths (a dumbbell, or a tree of links)")
+
+
+def script(net: Mapping[str, Any], duration: float, warmup: float, seed: int) -> str:
+    """The Tcl script of the built network ``net`` (refuses what does not map)."""
+    if net["udp_sources"]:
+        raise CrosscheckError("udp", f"{net['udp_sources']} sources", "no UDP sources (not translated yet)")
+    if net["web"]:
+        raise CrosscheckError("web", "(set)", "no web traffic (ns-2 has no cclab web model)")
+    _check_graph(net)
+    out = ["set ns [new Simulator]", f"ns-random {seed}", f"$defaultRNG seed {seed}",
+           "set nul [open /dev/null w]"]
+    out.append(f"for {{set i 0}} {{$i < {net['nodes']}}} {{incr i}} {{ set n($i) [$ns node] }}")
+    monitored: List[Mapping[str, Any]] = []
+    for i, l in enumerate(net["links"]):
+        kind, limit, sets = _queue(l)
+        a, b = l["from"], l["to"]
+        out.append(f"$ns simplex-link $n({a}) $n({b}) {l['rate_bps']} {l['delay_s']!r} {kind}")
+        out.append(f"$ns queue-limit $n({a}) $n({b}) {limit}")
+        if sets:
+            out.append(f"set q [[$ns link $n({a}) $n({b})] queue]")
+            out += [f"$q set {s}" for s in sets]
+        if l["loss"]:
+            # ns-2 drops after the queue (SimpleLink's error model), cclab before it: the same
+            # rate of losses, counted in neither queue's drops.
+            out += ["set em [new ErrorModel]", "$em unit pkt", f"$em set rate_ {l['loss']!r}",
+                    "$em ranvar [new RandomVariable/Uniform]", "$em drop-target [new Agent/Null]",
+                    f"$ns lossmodel $em $n({a}) $n({b})"]
+        if l["role"] in ("bottleneck", "link") or kind == "RED":
+            monitored.append(l)
+            out.append(f"set qm({i}) [$ns monitor-queue $n({a}) $n({b}) $nul]")
+    groups = list(dict.fromkeys(f["group"] for f in net["flows"]))
+    # Goodput is counted where cclab counts it, at the receiver: by a monitor on the flow's last
+    # link when no other flow's data uses it (the sender's ACK count lags by up to a window).
+    last_users: Dict[int, int] = {}
+    for f in net["flows"]:
+        last_users[f["path_data"][-1]] = last_users.get(f["path_data"][-1], 0) + 1
+    for i, f in enumerate(net["flows"]):
+        field = f"flows[{groups.index(f['group'])}]"
+        if f["ecn"]:
+            raise CrosscheckError(f"{field}.ecn", "true", "false (not translated yet)")
+        agent, sink, extra = _agent(f, field)
+        if f["init_cwnd"] != int(f["init_cwnd"]):
+            raise CrosscheckError(f"{field}.init_cwnd", f["init_cwnd"],
+                                  "a whole number of packets (ns-2's windowInit_ is an integer)")
+        # TcpAgent::output adds the 40 header bytes to packetSize_ on the wire; Vegas's own
+        # output() (tcp-vegas.cc) does not, so its packetSize_ is the wire size. A window of
+        # 10^6 packets stands for "no receiver window" (Vegas allocates two arrays of window_).
+        header = 0 if agent == "Agent/TCP/Vegas" else 40
+        sets = [
+            f"packetSize_ {f['packet_size'] - header}",
+            f"window_ {f['rwnd'] if f['rwnd'] is not None else NO_RWND}",
+            f"windowInit_ {int(f['init_cwnd'])}",
+            f"timestamps_ {'true' if f['timestamps'] else 'false'}",
+            f"numdupacks_ {f['dupthresh']}",
+            f"minrto_ {f['rto_min_s']!r}", f"rtxcur_init_ {f['rto_initial_s']!r}", f"maxrto_ {f['rto_max_s']!r}",
+            f"overhead_ {f['overhead_s']!r}",
+        ] + extra
+        if f["init_ssthresh"] is not None:
+            sets.append(f"max_ssthresh_ {int(f['init_ssthresh'])}")
+        out.append(f"set tcp({i}) [new {agent}]")
+        out += [f"$tcp({i}) set {s}" for s in sets]
+        out.append(f"$ns attach-agent $n({f['src']}) $tcp({i})")
+        out.append(f"set sink({i}) [new {sink}]")
+        if f["delayed_ack"]:
+            out.append(f"$sink({i}) set interval_ {f['delack_timeout_s']!r}")
+        out.append(f"$ns attach-agent $n({f['dst']}) $sink({i})")
+        last = net["links"][f["path_data"][-1]]
+        if last_users[f["path_data"][-1]] == 1 and last not in monitored:
+            out.append(f"set fm({i}) [$ns monitor-queue $n({last['from']}) $n({last['to']}) $nul]")
+        out.append(f"$ns connect $tcp({i}) $sink({i})")
+        out.append(f"set ftp({i}) [new Application/FTP]; $ftp({i}) attach-agent $tcp({i})")
+        if f["size_pkts"] is not None:
+            out.append(f"$ns at {f['start_s']!r} \"$ftp({i}) produce {f['size_pkts']}\"")
+        else:
+            out.append(f"$ns at {f['start_s']!r} \"$ftp({i}) start\"")
+        if f["stop_s"] is not None:
+            out.append(f"$ns at {f['stop_s']!r} \"$ftp({i}) stop\"")
+    n_flows = len(net["flows"])
+    qs = " ".join(str(net["links"].index(l)) for l in monitored)
+    out.append(
+        "proc report {tag} { global ns tcp qm fm; set s \"$tag [$ns now]\"\n"
+        f"  for {{set i 0}} {{$i < {n_flows}}} {{incr i}} {{ append s \" F\" "
+        + "".join(f" \" [$tcp($i) set {c}]\"" for c in FLOW_COUNTERS[:3])
+        + " \" [expr {[info exists fm($i)] ? [$fm($i) set pdepartures_] : -1}]\" }\n"
+        f"  foreach i {{{qs}}} {{ append s \" Q $i [$qm($i) set pdrops_] [$qm($i) set bdepartures_] "
+        "[[$qm($i) get-pkts-integrator] set sum_]\" }\n"
+        "  puts $s; flush stdout }")
+    if warmup > 0:
+        out.append(f"$ns at {warmup!r} \"report W\"")
+    out.append(f"$ns at {duration!r} \"report E; exit 0\"")
+    out.append("$ns run")
+    return "\n".join(out) + "\n"
+
+
+def parse(text: str) -> Dict[str, Any]:
+    """The counters the script printed: ``{"W"|"E": {"t", "flows": [{counter: v}], "queues": {link: (pdrops,
+    bdepartures, pkts-integral)}}}``."""
+    got: Dict[str, Any] = {}
+    for line in text.splitlines():
+        tok = line.split()
+        if not tok or tok[0] not in ("W", "E"):
+            continue
+        rec: Dict[str, Any] = {"t": float(tok[1]), "flows": [], "queues": {}}
+        k = 2
+        while k < len(tok):
+            if tok[k] == "F":
+                n = len(FLOW_COUNTERS)
+                rec["flows"].append({c: float(v) for c, v in zip(FLOW_COUNTERS, tok[k + 1:k + 1 + n])})
+                k += 1 + n
+            elif tok[k] == "Q":
+                rec["queues"][int(tok[k + 1])] = tuple(float(v) for v in tok[k + 2:k + 5])
+                k += 5
+            else:
+                raise CrosscheckError("ns output", line[:80], "the report lines the script prints")
+        got[tok[0]] = rec
+    if "E" not in got:
+        raise CrosscheckError("ns output", text.strip().splitlines()[-1][:200] if text.strip() else "(empty)",
+                              "a run that reaches its end (see the script)")
+    return got
+
+
+def run(tcl: str, timeout: float) -> Dict[str, Any]:
+    """Runs ``tcl`` with ns-2 and returns the parsed counters."""
+    ns = available()
+    if ns is None:
+        raise CrosscheckError("--with", "ns2", "an installed ns-2 (apt-get install ns2)")
+    p = subprocess.run([ns, "/dev/stdin"], input=tcl, capture_output=True, text=True, timeout=timeout)
+    if p.returncode != 0:
+        last = (p.stderr.strip().splitlines() or ["(no message)"])[-1]
+        raise CrosscheckError("ns exit status", p.returncode, f"0 (ns said: {last[:200]})")
+    return parse(p.stdout)

@@ -1,0 +1,133 @@
+"""`cclab crosscheck`: the translation of a built network into ns-2, the reading of its
+counters, and (where ns-2 is installed, as in CI) a run whose answer is known on both sides."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+import cclab
+from cclab import _core
+from cclab.crosscheck import CrosscheckError, crosscheck, ns2
+
+
+def scenario(**flow):
+    g = {"name": "a", "cc": "newreno", "count": 2, "rtt": "60ms", "stack": "ns2"}
+    g.update(flow)
+    return {
+        "name": "xc",
+        "duration": "5s",
+        "topology": {"kind": "dumbbell",
+                     "bottleneck": {"rate": "10Mbps", "delay": "20ms", "buffer": "30pkts"}},
+        "flows": [g],
+    }
+
+
+def network(sc, seed=1):
+    return json.loads(_core.Sim(json.dumps(sc), seed).network())
+
+
+def tcl(sc, seed=1):
+    net = network(sc, seed)
+    return ns2.script(net, 5.0, net["warmup_s"], seed)
+
+
+def test_droptail_limit_is_one_more_than_the_buffer_unless_it_counts_the_packet_in_service():
+    sc = scenario()
+    assert re.search(r"queue-limit \$n\(0\) \$n\(1\) 31\n", tcl(sc))
+    sc["topology"]["bottleneck"]["queue_params"] = {"count_in_service": 1}
+    assert re.search(r"queue-limit \$n\(0\) \$n\(1\) 30\n", tcl(sc))
+
+
+def test_red_gets_its_resolved_parameters_and_the_buffer_as_its_limit():
+    sc = scenario()
+    sc["topology"]["bottleneck"].update(queue="red", queue_params={"min_th": 7, "max_p": 0.05})
+    text = tcl(sc)
+    assert "simplex-link $n(0) $n(1) 10000000 0.02 RED" in text
+    assert re.search(r"queue-limit \$n\(0\) \$n\(1\) 30\n", text)
+    for line in ("thresh_ 7.0", "maxthresh_ 21.0", "linterm_ 20.0", "bytes_ false", "adaptive_ 0"):
+        assert f"$q set {line}\n" in text, line
+
+
+def test_flows_carry_their_resolved_settings_and_the_start_times_cclab_drew():
+    sc = scenario(start_spread="1s", packet_size="1000B", init_cwnd=4, delayed_ack=True)
+    net = network(sc, seed=7)
+    starts = [f["start_s"] for f in net["flows"]]
+    assert len(set(starts)) == 2 and all(0 <= s <= 1 for s in starts)
+    text = ns2.script(net, 5.0, 0.0, 7)
+    for i, s in enumerate(starts):
+        assert f'$ns at {s!r} "$ftp({i}) start"' in text
+    assert "$tcp(0) set packetSize_ 960" in text
+    assert "$tcp(0) set windowInit_ 4" in text
+    assert "$tcp(0) set rtxcur_init_ 3.0" in text  # the ns2 profile's initial RTO
+    assert "new Agent/TCPSink/DelAck" in text
+    # The same seed draws the same starts; another draws others.
+    assert [f["start_s"] for f in network(sc, seed=7)["flows"]] == starts
+    assert [f["start_s"] for f in network(sc, seed=8)["flows"]] != starts
+
+
+def test_vegas_gets_cclabs_thresholds_not_ns2s_defaults():
+    text = tcl(scenario(cc="vegas", recovery="reno", cc_params={"alpha": 3}))
+    assert "new Agent/TCP/Vegas" in text
+    assert "$tcp(0) set packetSize_ 1500\n" in text  # Vegas's output() adds no header bytes
+    for line in ("v_alpha_ 3.0", "v_beta_ 4.0", "v_gamma_ 1.0"):
+        assert f"$tcp(0) set {line}\n" in text, line
+
+
+@pytest.mark.parametrize("change, field", [
+    ({"cc": "cubic"}, "flows[0].cc"),
+    ({"cc": "vegas", "recovery": "newreno"}, "flows[0].recovery"),
+    ({"init_cwnd": 2.5}, "flows[0].init_cwnd"),
+])
+def test_what_does_not_map_is_refused_naming_the_field(change, field):
+    with pytest.raises(CrosscheckError) as info:
+        tcl(scenario(**change))
+    assert info.value.field == field
+    assert "\n" not in str(info.value)
+
+
+def test_a_queue_ns2_lacks_and_a_network_with_alternative_paths_are_refused():
+    sc = scenario()
+    sc["topology"]["bottleneck"]["queue"] = "gared"
+    with pytest.raises(CrosscheckError, match="gARED"):
+        tcl(sc)
+    ring = {
+        "duration": "1s",
+        "topology": {"kind": "graph", "nodes": ["a", "b", "c"], "links": [
+            {"from": "a", "to": "b", "rate": "10Mbps", "delay": "1ms"},
+            {"from": "b", "to": "c", "rate": "10Mbps", "delay": "1ms"},
+            {"from": "a", "to": "c", "rate": "10Mbps", "delay": "5ms"}]},
+        "flows": [{"cc": "reno", "src": "a", "dst": "c"}],
+    }
+    with pytest.raises(CrosscheckError) as info:
+        tcl(ring)
+    assert info.value.field == "topology"
+
+
+def test_the_report_lines_are_read_back_and_a_run_that_did_not_end_is_an_error():
+    got = ns2.parse("junk\nW 2.0 F 9 1 0 10 F 19 0 0 -1 Q 0 3 100 7.5\nE 5.0 F 99 2 1 101 F 119 0 0 -1 Q 0 4 400 30.5\n")
+    assert got["W"]["t"] == 2.0
+    assert got["E"]["flows"][0] == {"ack_": 99.0, "nrexmitpack_": 2.0, "nrexmit_": 1.0, "arrived": 101.0}
+    assert got["E"]["queues"][0] == (4.0, 400.0, 30.5)
+    with pytest.raises(CrosscheckError, match="reaches its end"):
+        ns2.parse("W 2.0 F 9 1 0 -1\n")
+
+
+@pytest.mark.skipif(ns2.available() is None, reason="ns-2 is not installed (apt-get install ns2)")
+@pytest.mark.parametrize("size", ["1500B", "1000B"])
+def test_a_window_limited_flow_gets_the_same_goodput_in_both(size):
+    # One flow held to 10 packets by its receiver window on an idle 10 Mbit/s path: goodput is
+    # 10 packets per round trip in any correct simulator, 10 x 1500 x 8 / (60 ms + 10 x
+    # 1.2 ms queueing of the window's burst at the bottleneck, less the overlap) -- whatever
+    # it is, a wrong delay, rate or packet size in the translation moves one side only.
+    sc = scenario(count=1, rwnd=10, packet_size=size)
+    sc["warmup"] = "1s"
+    c = crosscheck(sc, "ns2", seeds=1)
+    t = c.table().set_index("metric")
+    gp = t.loc["goodput, all flows (Mbit/s)"]
+    assert 1.0 < gp["ns2"] < 10.0
+    assert abs(gp["rel_diff"]) < 0.001, gp
+    assert t.loc["bottleneck: queue drops", "cclab"] == t.loc["bottleneck: queue drops", "ns2"] == 0
+    assert t.loc["retransmitted packets", "ns2"] == 0
