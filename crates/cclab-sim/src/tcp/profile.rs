@@ -17,7 +17,7 @@
 //! Every field says where each stack does what it says. A field written in the
 //! scenario (`init_cwnd`, `timestamps`, `rto_min`, ...) overrides the profile's
 //! value; the profile only changes defaults and behaviours that have no field.
-//! docs/stacks.md shows the table with the source lines.
+//! docs/fidelity.md says how to compare a profile with the stack it follows.
 
 use crate::cc::CaState;
 
