@@ -129,5 +129,24 @@ def test_a_window_limited_flow_gets_the_same_goodput_in_both(size):
     gp = t.loc["goodput, all flows (Mbit/s)"]
     assert 1.0 < gp["ns2"] < 10.0
     assert abs(gp["rel_diff"]) < 0.001, gp
-    assert t.loc["bottleneck: queue drops", "cclab"] == t.loc["bottleneck: queue drops", "ns2"] == 0
+    assert t.loc["bottleneck: drops", "cclab"] == t.loc["bottleneck: drops", "ns2"] == 0
     assert t.loc["retransmitted packets", "ns2"] == 0
+
+
+def test_matrix_verdicts_follow_the_bar_of_each_kind_of_metric():
+    from cclab.crosscheck.matrix import agrees, kind, with_stack
+
+    assert kind("bottleneck: drops") == kind("timeouts") == kind("retransmitted packets") == "start-up"
+    assert kind("bottleneck: mean queue (pkts)") == kind("Jain index") == "steady state"
+    assert agrees(104.9, 100.0, (100.0, 100.0), 0.05) and not agrees(105.1, 100.0, (100.0, 100.0), 0.05)
+    assert agrees(119.0, 100.0, (100.0, 100.0), 0.20) and not agrees(121.0, 100.0, (100.0, 100.0), 0.20)
+    # Inside the peer's own spread over seeds agrees; a single value is no spread.
+    assert agrees(130.0, 100.0, (70.0, 130.0), 0.05)
+    assert not agrees(131.0, 100.0, (70.0, 130.0), 0.05)
+    # Zeros: both, or not at all.
+    assert agrees(0.0, 0.0, (0.0, 0.0), 0.2) and not agrees(3.0, 0.0, (0.0, 0.0), 0.2)
+    assert not agrees(0.0, 3.0, (3.0, 3.0), 0.2)
+    sc = scenario()
+    sc["flows"].append(dict(sc["flows"][0], name="b", stack="linux"))
+    assert [g["stack"] for g in with_stack(sc, "cclab")["flows"]] == ["cclab", "cclab"]
+    assert [g["stack"] for g in sc["flows"]] == ["ns2", "linux"]  # the input is left alone

@@ -90,3 +90,5 @@ def registry() -> list[RegistryEntry]:
 
 def recoveries() -> list[str]:
     """The loss recoveries a flow can use."""
+def stacks() -> list[str]:
+    """The stack profiles a flow group can follow (``stack = ...``), the default first."""

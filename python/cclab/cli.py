@@ -240,18 +240,44 @@ def crosscheck(
     ] = "ns2",
     seeds: Annotated[int, typer.Option("--seeds", help="Seeds to run on both sides, 1 to 100.")] = 1,
     seed: SeedOpt = None,
+    stack: Annotated[
+        Optional[List[str]],
+        typer.Option("--stack", help="Make every flow group follow this stack profile (repeatable for a "
+                     "folder; default for a folder: ns2 and cclab).", show_default=False),
+    ] = None,
     out: Annotated[
         Optional[Path],
-        typer.Option("--out", help="Also write report.md, runs.csv and each seed's peer script here.",
-                     show_default=False),
+        typer.Option("--out", help="Also write report.md, runs.csv and each seed's peer script here "
+                     "(for a folder: matrix.md and matrix.csv).", show_default=False),
     ] = None,
 ) -> None:
-    """Run a scenario in cclab and in ns-2 and print both sides' metrics with their differences."""
+    """Run a scenario (or every scenario of a folder: the fidelity matrix) in cclab and in ns-2
+    and print both sides' metrics with their differences."""
     from .crosscheck import crosscheck as run_crosscheck
+    from .crosscheck.matrix import markdown as matrix_markdown, run_matrix, with_stack
 
     if out is not None:
         _check_out(out)
-    c = run_crosscheck(load_scenario(scenario), peer, seeds=seeds, seed=seed, keep=out)
+    if scenario.is_dir():
+        stacks = stack or ["ns2", "cclab"]
+        for s in stacks:
+            if s not in _core.stacks():
+                fail("--stack", f"{s!r}; accepted: {', '.join(_core.stacks())}")
+        m = run_matrix(scenario, peer, seeds, stacks)
+        flags = "".join(f" --stack {s}" for s in stacks)
+        md = matrix_markdown(m, peer, seeds, f"cclab crosscheck {scenario} --with {peer} --seeds {seeds}{flags}")
+        sys.stdout.write(md)
+        if out is not None:
+            out.mkdir(parents=True, exist_ok=True)
+            (out / "matrix.md").write_text(md)
+            m.to_csv(out / "matrix.csv", index=False)
+        return
+    sc = load_scenario(scenario)
+    if stack:
+        if len(stack) > 1 or stack[0] not in _core.stacks():
+            fail("--stack", f"{' '.join(stack)!r}; accepted: one of {', '.join(_core.stacks())} for one scenario")
+        sc = with_stack(sc, stack[0])
+    c = run_crosscheck(sc, peer, seeds=seeds, seed=seed, keep=out)
     md = c.markdown()
     sys.stdout.write(md)  # markdown as is: a rich console would wrap its table rows
     if out is not None:

@@ -290,6 +290,12 @@ fn recoveries() -> Vec<&'static str> {
     vec!["reno", "newreno", "sack"]
 }
 
+/// The stack profiles a flow group can follow (`stack = ...`), the default first.
+#[pyfunction]
+fn stacks() -> Vec<&'static str> {
+    cclab_sim::tcp::StackProfile::ALL.iter().map(|p| p.name).collect()
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Sim>()?;
@@ -300,6 +306,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(algorithms, m)?)?;
     m.add_function(wrap_pyfunction!(registry, m)?)?;
     m.add_function(wrap_pyfunction!(recoveries, m)?)?;
+    m.add_function(wrap_pyfunction!(stacks, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("RESULT_VERSION", cclab_sim::RESULT_VERSION)?;
     Ok(())

@@ -31,6 +31,7 @@ from ..run import run as run_cclab
 from ..scenario import as_scenario, resolve_seed
 from . import ns2
 from .errors import CrosscheckError
+from .network import monitored as monitored_links
 
 PEERS = {ns2.NAME: ns2}
 
@@ -81,16 +82,28 @@ def _fmt(v: float, rng: tuple) -> str:
     return s
 
 
-def _cclab_metrics(res: Result, net: Mapping[str, Any], monitored: Sequence[int]) -> Dict[str, float]:
+def _cclab_metrics(res: Result, net: Mapping[str, Any], monitored: Sequence[int],
+                   duration: float, warmup: float) -> Dict[str, float]:
     fl, q, ln = res.flows, res.queues, res.links
     m: Dict[str, float] = {}
-    _common(m, list(fl["goodput_bps"]), [g for g in fl["group"]],
+    # cclab's goodput_bps divides by the time the flow was active within [warmup, end] (from its
+    # start, to its completion); the comparison divides every flow's bytes by the whole span.
+    span = duration - warmup
+    goodput = []
+    for r in fl.itertuples(index=False):
+        # completion_s is the transfer's duration from its start; NaN while unfinished.
+        done = r.start_s + r.completion_s if r.completion_s == r.completion_s else duration
+        active = max(0.0, min(done, duration) - max(r.start_s, warmup))
+        goodput.append(r.goodput_bps * active / span)
+    _common(m, goodput, [g for g in fl["group"]],
             float(fl["retransmits"].sum()), float(fl["timeouts"].sum()))
     for i in monitored:
         name = net["links"][i]["name"]
         m[f"{name}: utilization %"] = 100.0 * float(ln["utilization"].iloc[i])
         m[f"{name}: mean queue (pkts)"] = float(q["mean_len_pkts"].iloc[i])
-        m[f"{name}: queue drops"] = float(q["drops_overflow"].iloc[i] + q["drops_early"].iloc[i])
+        # Every drop at the link: ns-2's queue monitor also counts its error model's (SimpleLink
+        # gives the error module the link's drop target).
+        m[f"{name}: drops"] = float(q["drops"].iloc[i])
     return m
 
 
@@ -116,7 +129,7 @@ def _peer_metrics(got: Mapping[str, Any], net: Mapping[str, Any], monitored: Seq
         dep0, integ0 = (start["queues"][i][1], start["queues"][i][2]) if start else (0.0, 0.0)
         m[f"{link['name']}: utilization %"] = 100.0 * (dep - dep0) * 8.0 / (link["rate_bps"] * span)
         m[f"{link['name']}: mean queue (pkts)"] = (integ - integ0) / span
-        m[f"{link['name']}: queue drops"] = drops
+        m[f"{link['name']}: drops"] = drops
     return m
 
 
@@ -154,14 +167,13 @@ def crosscheck(scenario: Union[Mapping[str, Any], str], peer: str = "ns2", seeds
         duration = sim.duration
         warmup = float(net["warmup_s"])
         tcl = mod.script(net, duration, warmup, s)  # refuses before anything runs
-        monitored = [i for i, l in enumerate(net["links"])
-                     if l["role"] in ("bottleneck", "link") or (l["queue"] or {}).get("kind") in ("red", "ared")]
+        monitored = monitored_links(net)
         if keep is not None:
             Path(keep).mkdir(parents=True, exist_ok=True)
             (Path(keep) / f"{peer}-seed{s}{mod.SUFFIX}").write_text(tcl)
         res = run_cclab(sc, s)
         got = mod.run(tcl, timeout)
-        for sim_name, m in (("cclab", _cclab_metrics(res, net, monitored)),
+        for sim_name, m in (("cclab", _cclab_metrics(res, net, monitored, duration, warmup)),
                             (peer, _peer_metrics(got, net, monitored, duration, warmup))):
             rows += [{"seed": s, "sim": sim_name, "metric": k, "value": v} for k, v in m.items()]
     return Crosscheck(str(sc.get("name") or "scenario"), peer, used, pd.DataFrame(rows))

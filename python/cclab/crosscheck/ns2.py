@@ -25,6 +25,7 @@ import subprocess
 from typing import Any, Dict, List, Mapping, Optional
 
 from .errors import CrosscheckError
+from .network import monitored as monitored_links
 
 NAME = "ns2"
 SUFFIX = ".tcl"
@@ -120,7 +121,8 @@ def script(net: Mapping[str, Any], duration: float, warmup: float, seed: int) ->
     out = ["set ns [new Simulator]", f"ns-random {seed}", f"$defaultRNG seed {seed}",
            "set nul [open /dev/null w]"]
     out.append(f"for {{set i 0}} {{$i < {net['nodes']}}} {{incr i}} {{ set n($i) [$ns node] }}")
-    monitored: List[Mapping[str, Any]] = []
+    watched = monitored_links(net)
+    monitored = [net["links"][i] for i in watched]
     for i, l in enumerate(net["links"]):
         kind, limit, sets = _queue(l)
         a, b = l["from"], l["to"]
@@ -135,8 +137,7 @@ def script(net: Mapping[str, Any], duration: float, warmup: float, seed: int) ->
             out += ["set em [new ErrorModel]", "$em unit pkt", f"$em set rate_ {l['loss']!r}",
                     "$em ranvar [new RandomVariable/Uniform]", "$em drop-target [new Agent/Null]",
                     f"$ns lossmodel $em $n({a}) $n({b})"]
-        if l["role"] in ("bottleneck", "link") or kind == "RED":
-            monitored.append(l)
+        if i in watched:
             out.append(f"set qm({i}) [$ns monitor-queue $n({a}) $n({b}) $nul]")
     groups = list(dict.fromkeys(f["group"] for f in net["flows"]))
     # Goodput is counted where cclab counts it, at the receiver: by a monitor on the flow's last
@@ -180,19 +181,31 @@ def script(net: Mapping[str, Any], duration: float, warmup: float, seed: int) ->
         out.append(f"$ns connect $tcp({i}) $sink({i})")
         out.append(f"set ftp({i}) [new Application/FTP]; $ftp({i}) attach-agent $tcp({i})")
         if f["size_pkts"] is not None:
-            out.append(f"$ns at {f['start_s']!r} \"$ftp({i}) produce {f['size_pkts']}\"")
+            # `produce n` sets curseq_ = n and the agent sends seqnos 0..n (tcp.cc send_much):
+            # n + 1 packets.
+            out.append(f"$ns at {f['start_s']!r} \"$ftp({i}) produce {f['size_pkts'] - 1}\"")
         else:
             out.append(f"$ns at {f['start_s']!r} \"$ftp({i}) start\"")
         if f["stop_s"] is not None:
             out.append(f"$ns at {f['stop_s']!r} \"$ftp({i}) stop\"")
     n_flows = len(net["flows"])
-    qs = " ".join(str(net["links"].index(l)) for l in monitored)
+    qs = " ".join(map(str, watched))
+    # bdepartures_ is a 32-bit int in ns-2 (queue-monitor.h) and wraps after 2^31 bytes (17 s at
+    # 1 Gbit/s): it is read every 100 ms and its increments, taken modulo 2^32, are summed.
     out.append(
-        "proc report {tag} { global ns tcp qm fm; set s \"$tag [$ns now]\"\n"
+        f"foreach i {{{qs}}} {{ set bsum($i) 0.0; set blast($i) 0 }}\n"
+        "proc tick {} { global ns qm bsum blast\n"
+        f"  foreach i {{{qs}}} {{ set b [$qm($i) set bdepartures_]; set d [expr {{$b - $blast($i)}}]\n"
+        "    if {$d < 0} { set d [expr {$d + 4294967296.0}] }\n"
+        "    set bsum($i) [expr {$bsum($i) + $d}]; set blast($i) $b }\n"
+        "  $ns at [expr {[$ns now] + 0.1}] \"tick\" }\n"
+        "$ns at 0.0 \"tick\"")
+    out.append(
+        "proc report {tag} { global ns tcp qm fm bsum; tick; set s \"$tag [$ns now]\"\n"
         f"  for {{set i 0}} {{$i < {n_flows}}} {{incr i}} {{ append s \" F\" "
         + "".join(f" \" [$tcp($i) set {c}]\"" for c in FLOW_COUNTERS[:3])
         + " \" [expr {[info exists fm($i)] ? [$fm($i) set pdepartures_] : -1}]\" }\n"
-        f"  foreach i {{{qs}}} {{ append s \" Q $i [$qm($i) set pdrops_] [$qm($i) set bdepartures_] "
+        f"  foreach i {{{qs}}} {{ append s \" Q $i [$qm($i) set pdrops_] $bsum($i) "
         "[[$qm($i) get-pkts-integrator] set sum_]\" }\n"
         "  puts $s; flush stdout }")
     if warmup > 0:

@@ -7,7 +7,7 @@
 
 use super::{Capacity, DropCause, EnqueueContext, QueueDisc, QueueSettings};
 use crate::packet::Packet;
-use crate::registry::{ParamError, ParamReader, Params};
+use crate::registry::{ParamError, ParamReader, ParamSpec, Params};
 use crate::units::SimTime;
 use std::collections::VecDeque;
 
@@ -28,6 +28,10 @@ impl DropTail {
         self.cap
     }
 }
+
+/// The parameters `build` reads.
+pub static PARAMS: &[ParamSpec] =
+    &[ParamSpec::new("count_in_service", "flag", "", "0", "0 or 1 (1: a limit of n holds n - 1 waiting, as ns-2's)")];
 
 /// The registry's constructor (`queue = "droptail"`): the buffer, and whether it counts
 /// the packet in service as ns-2's limit does.

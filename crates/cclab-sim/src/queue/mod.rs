@@ -51,7 +51,7 @@ pub static BUILTIN: &[Entry<Builder>] = &[
     Entry {
         name: "droptail",
         summary: "FIFO that drops arrivals when the buffer (packets or bytes) is full",
-        params: Schema::Read,
+        params: Schema::Declared(droptail::PARAMS),
         build: droptail::build,
     },
     Entry {
