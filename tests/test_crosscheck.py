@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 
 import pytest
 
@@ -150,3 +151,17 @@ def test_matrix_verdicts_follow_the_bar_of_each_kind_of_metric():
     sc["flows"].append(dict(sc["flows"][0], name="b", stack="linux"))
     assert [g["stack"] for g in with_stack(sc, "cclab")["flows"]] == ["cclab", "cclab"]
     assert [g["stack"] for g in sc["flows"]] == ["ns2", "linux"]  # the input is left alone
+
+
+MATRIX = sorted((Path(__file__).resolve().parents[1] / "scenarios" / "crosscheck").glob("*.toml"))
+
+
+@pytest.mark.parametrize("path", MATRIX, ids=[p.stem for p in MATRIX])
+def test_every_matrix_scenario_translates_for_each_profile(path):
+    from cclab.crosscheck.matrix import with_stack
+
+    assert len(MATRIX) >= 20
+    base = cclab.load_scenario(path)
+    for stack in ("ns2", "cclab"):
+        text = tcl(with_stack(base, stack))
+        assert text.count("[new Agent/TCP/") == sum(int(g.get("count", 1)) for g in base["flows"])
