@@ -59,6 +59,9 @@ pub const CE: u8 = 2;
 pub const ECE: u8 = 4;
 /// Congestion window reduced (data).
 pub const CWR: u8 = 8;
+/// The opening segment of a connection (a header-only seq 0), for stacks that send one
+/// (tcp/profile.rs `syn`); its receiver acknowledges it at once.
+pub const SYN: u8 = 16;
 
 impl Packet {
     pub fn is_data(&self) -> bool {

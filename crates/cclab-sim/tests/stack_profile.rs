@@ -11,6 +11,10 @@ use cclab_sim::units::SimTime;
 
 const MS: u64 = 1_000_000_000; // picoseconds
 
+/// ns-2's profile without its SYN, so that each knob's test starts with its data window
+/// (the SYN has a test of its own).
+const NS2: StackProfile = StackProfile { syn: false, ..StackProfile::NS2 };
+
 fn ack(seq: u64) -> Packet {
     Packet {
         seq,
@@ -45,7 +49,7 @@ fn repaired_hole(stack: StackProfile) -> (u64, u32, SimTime) {
 
 #[test]
 fn an_ack_covering_a_retransmitted_segment_gives_no_sample_under_karns_rule() {
-    for stack in [StackProfile::NS2, StackProfile::LINUX] {
+    for stack in [NS2, StackProfile::LINUX] {
         let (samples, backoff, _) = repaired_hole(stack);
         assert_eq!(samples, 0, "{}: no sample from an ACK over a resent segment", stack.name);
         assert_eq!(backoff, 1, "{}: the backoff stays until a clean sample", stack.name);
@@ -82,7 +86,7 @@ fn a_timeout_in_recovery_keeps_ssthresh_in_cclab_and_halves_again_in_ns2() {
     assert_eq!(timeouts_in_recovery(StackProfile::CCLAB), (5.0, 5.0, 5.0));
     // ns-2 (tcp.cc timeout -> slowdown(CLOSE_SSTHRESH_HALF) from cwnd_ without dupwnd_): the
     // window without the inflation is 5, halved to 2.5; the second timeout halves cwnd 1 -> 2.
-    assert_eq!(timeouts_in_recovery(StackProfile::NS2), (5.0, 2.5, 2.0));
+    assert_eq!(timeouts_in_recovery(NS2), (5.0, 2.5, 2.0));
 }
 
 /// After a timeout (recover = 10), snd_una reaches exactly 10 and three duplicate ACKs
@@ -104,7 +108,7 @@ fn dupacks_at_the_recovery_point(stack: StackProfile) -> u64 {
 #[test]
 fn ns2_waits_one_packet_past_the_recovery_point_before_a_new_fast_retransmit() {
     assert_eq!(dupacks_at_the_recovery_point(StackProfile::CCLAB), 1, "una >= recover (RFC 6582)");
-    assert_eq!(dupacks_at_the_recovery_point(StackProfile::NS2), 0, "ns-2: highest_ack_ > recover_");
+    assert_eq!(dupacks_at_the_recovery_point(NS2), 0, "ns-2: highest_ack_ > recover_");
 }
 
 /// Ten segments at t = 0 without timestamps; the ACKs of segments 0 and 1 at 10 and 11 ms.
@@ -121,7 +125,7 @@ fn samples_of_two_acks(stack: StackProfile) -> u64 {
 #[test]
 fn ns2_times_one_segment_per_round_trip_where_cclab_samples_every_ack() {
     assert_eq!(samples_of_two_acks(StackProfile::CCLAB), 2);
-    assert_eq!(samples_of_two_acks(StackProfile::NS2), 1, "segment 1 left while segment 0 was timed");
+    assert_eq!(samples_of_two_acks(NS2), 1, "segment 1 left while segment 0 was timed");
 }
 
 /// The window after one ACK that covers 5 of 10 segments in slow start.
@@ -137,7 +141,7 @@ fn cwnd_after_a_stretch_ack(stack: StackProfile) -> f64 {
 #[test]
 fn an_ack_counts_two_packets_in_cclab_one_in_ns2_and_all_in_linux() {
     assert_eq!(cwnd_after_a_stretch_ack(StackProfile::CCLAB), 12.0, "RFC 3465, L = 2");
-    assert_eq!(cwnd_after_a_stretch_ack(StackProfile::NS2), 11.0, "ns-2 opencwnd(): +1 per new ACK");
+    assert_eq!(cwnd_after_a_stretch_ack(NS2), 11.0, "ns-2 opencwnd(): +1 per new ACK");
     assert_eq!(cwnd_after_a_stretch_ack(StackProfile::LINUX), 15.0, "Linux tcp_slow_start(): every acked packet");
 }
 
@@ -160,7 +164,7 @@ fn ns2_and_linux_restart_the_timer_at_the_fast_retransmit() {
     assert_eq!(deadline_after_fast_retransmit(StackProfile::CCLAB), SimTime(1000 * MS));
     // ns-2 and Linux: re-armed at 500 ms (with the 1 s RTO of TcpConfig::default; a scenario
     // gives ns-2 its 3 s).
-    assert_eq!(deadline_after_fast_retransmit(StackProfile::NS2), SimTime(1500 * MS));
+    assert_eq!(deadline_after_fast_retransmit(NS2), SimTime(1500 * MS));
     assert_eq!(deadline_after_fast_retransmit(StackProfile::LINUX), SimTime(1500 * MS));
 }
 
@@ -180,7 +184,7 @@ fn sent_on_two_dupacks(stack: StackProfile) -> usize {
 #[test]
 fn limited_transmit_sends_one_new_segment_per_early_duplicate_ack_in_ns2_and_linux() {
     assert_eq!(sent_on_two_dupacks(StackProfile::CCLAB), 0);
-    assert_eq!(sent_on_two_dupacks(StackProfile::NS2), 2);
+    assert_eq!(sent_on_two_dupacks(NS2), 2);
     assert_eq!(sent_on_two_dupacks(StackProfile::LINUX), 2);
 }
 
@@ -199,5 +203,38 @@ fn ns2_computes_the_timeout_in_ten_millisecond_ticks() {
     assert_eq!(deadline(StackProfile::CCLAB, RtoConfig::default()), SimTime(416 * MS));
     // ns-2: 10 ticks, rtxcur = srtt + 4 rttvar in ticks = 10 + 4 x 5 = 30 ticks = 300 ms.
     let ns2 = RtoConfig { ns2_tick: Some(SimTime(10 * MS)), ..RtoConfig::default() };
-    assert_eq!(deadline(StackProfile::NS2, ns2), SimTime(404 * MS));
+    assert_eq!(deadline(NS2, ns2), SimTime(404 * MS));
+}
+
+#[test]
+fn ns2_opens_with_a_header_only_syn_and_its_ack_sets_the_initial_window() {
+    let cfg = TcpConfig { init_cwnd: 2.0, timestamps: false, stack: StackProfile::NS2, ..TcpConfig::default() };
+    let mut s = Sender::new(0, cfg, cc::build("newreno", &cc::Params::new()).unwrap(), 100);
+    let mut out = Vec::new();
+    s.start(SimTime::ZERO, &mut out);
+    assert_eq!(out.len(), 1, "only the SYN before its ACK");
+    assert_eq!((out[0].seq, out[0].size), (0, cfg.ack_size));
+    assert_ne!(out[0].ecn & cclab_sim::packet::SYN, 0);
+    out.clear();
+    s.on_ack(&ack(1), SimTime(60 * MS), &mut out);
+    // The ACK sets the window to init_cwnd (not 1 + 1 from slow start) and samples the RTT.
+    assert_eq!(out.iter().map(|p| (p.seq, p.size)).collect::<Vec<_>>(), [(1, cfg.mss), (2, cfg.mss)]);
+    assert_eq!((s.rtt.samples, s.rtt.latest), (1, SimTime(60 * MS)));
+    // Without the SYN (the other profiles), the initial window leaves at once, all data.
+    let cfg = TcpConfig { stack: StackProfile::CCLAB, ..cfg };
+    let mut s = Sender::new(0, cfg, cc::build("newreno", &cc::Params::new()).unwrap(), 100);
+    out.clear();
+    s.start(SimTime::ZERO, &mut out);
+    assert_eq!(out.iter().map(|p| (p.seq, p.size)).collect::<Vec<_>>(), [(0, cfg.mss), (1, cfg.mss)]);
+}
+
+#[test]
+fn a_receiver_with_delayed_acks_acknowledges_the_syn_at_once() {
+    use cclab_sim::tcp::{Receiver, ReceiverConfig};
+    let rcfg = ReceiverConfig { ack_size: 40, sack: false, delayed_ack: true, delack_timeout: SimTime(100 * MS) };
+    for (flags, acked_at_once) in [(cclab_sim::packet::SYN, true), (0, false)] {
+        let mut r = Receiver::new(0, rcfg);
+        let first = Packet { kind: Kind::Data, ecn: flags, ..ack(0) };
+        assert_eq!(r.on_data(&first, SimTime::ZERO).is_some(), acked_at_once, "flags {flags}");
+    }
 }

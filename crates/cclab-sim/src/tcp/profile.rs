@@ -103,6 +103,13 @@ pub struct StackProfile {
     /// segment out (ns-2 `singledup_` 1, tcp.cc `send_one()`; Linux counts them as SACKed,
     /// which frees the same room). Not in cclab's own TCP.
     pub limited_transmit: bool,
+    /// A connection opens with a header-only segment: seq 0 is a SYN of `ack_size` bytes sent
+    /// with a window of 1, and its ACK sets the window to `init_cwnd` (ns-2 `syn_` and
+    /// `delay_growth_`, both on by default: tcp.cc `set_initial_window()`, `output()` sizes
+    /// the SYN, `newack` callers open to `initial_window()` when `highest_ack_` is 0). Data
+    /// starts one round trip later, and the first RTT sample is the SYN's. Linux's handshake
+    /// is not modelled yet.
+    pub syn: bool,
 }
 
 impl StackProfile {
@@ -120,6 +127,7 @@ impl StackProfile {
         ack_counting: AckCounting::Abc(2),
         rearm_on_fast_retransmit: false,
         limited_transmit: false,
+        syn: false,
     };
 
     pub const NS2: StackProfile = StackProfile {
@@ -136,6 +144,7 @@ impl StackProfile {
         ack_counting: AckCounting::PerAck,
         rearm_on_fast_retransmit: true,
         limited_transmit: true,
+        syn: true,
     };
 
     pub const LINUX: StackProfile = StackProfile {
@@ -152,6 +161,7 @@ impl StackProfile {
         ack_counting: AckCounting::All,
         rearm_on_fast_retransmit: true,
         limited_transmit: true,
+        syn: false,
     };
 
     /// Every profile, the default first.

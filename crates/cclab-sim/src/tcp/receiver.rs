@@ -2,7 +2,7 @@
 //! echo (RFC 7323), and optional delayed ACKs (RFC 5681 section 4.2).
 
 use crate::cc::CcHeader;
-use crate::packet::{Kind, Packet, SackBlock, CE, CWR, ECE};
+use crate::packet::{Kind, Packet, SackBlock, CE, CWR, ECE, SYN};
 use crate::units::SimTime;
 use std::collections::BTreeMap;
 
@@ -113,7 +113,7 @@ impl Receiver {
             self.stats.delivered_bytes += n * p.size as u64;
             self.unacked += 1;
             // RFC 5681: ACK at once when a segment fills (part of) a gap.
-            immediate = had_gap || !self.cfg.delayed_ack || self.unacked >= 2;
+            immediate = had_gap || !self.cfg.delayed_ack || self.unacked >= 2 || p.ecn & SYN != 0;
         } else {
             self.insert_ooo(seq);
             immediate = true;

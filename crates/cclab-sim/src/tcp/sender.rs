@@ -26,7 +26,7 @@ use super::rtt::RttEstimator;
 use super::rtt_timing::TimedSegment;
 use super::scoreboard::Scoreboard;
 use crate::cc::{AckSample, CaState, CongestionControl, CwndEvent, SenderView};
-use crate::packet::{Kind, Packet, SackBlock, CWR, ECE, ECT};
+use crate::packet::{Kind, Packet, SackBlock, CWR, ECE, ECT, SYN};
 use crate::units::SimTime;
 
 /// Counters of one sender.
@@ -79,6 +79,8 @@ pub struct Sender {
     pub pacer: Pacer,
     /// A retransmission that recovery asked for while pacing held it back; sent first.
     rtx_pending: Option<u64>,
+    /// The SYN (seq 0) is not yet acknowledged (profile `syn`).
+    syn_pending: bool,
 }
 
 impl Sender {
@@ -106,6 +108,7 @@ impl Sender {
             rate_samples: cc.uses_rate_samples(),
             pacer: Pacer::default(),
             rtx_pending: None,
+            syn_pending: false,
             cfg,
             cc,
         }
@@ -134,6 +137,10 @@ impl Sender {
         let v = self.view(now);
         if let Some(c) = self.cc.init(&v) {
             self.apply(c);
+        }
+        if self.cfg.stack.syn {
+            self.cwnd = 1.0;
+            self.syn_pending = true;
         }
         let v = self.view(now);
         self.cc.cwnd_event(&v, CwndEvent::TxStart);
@@ -180,7 +187,11 @@ impl Sender {
         self.pacer.on_xmit(now, self.cfg.mss);
         let v = self.view(now);
         let cc = self.cc.on_send(&v, seq);
+        let syn = seq == 0 && self.cfg.stack.syn;
         let mut ecn = if self.cfg.ecn { ECT } else { 0 };
+        if syn {
+            ecn |= SYN;
+        }
         if self.send_cwr {
             ecn |= CWR;
             self.send_cwr = false;
@@ -192,7 +203,7 @@ impl Sender {
             sack: [SackBlock::default(); 3],
             cc,
             flow: self.flow,
-            size: self.cfg.mss,
+            size: if syn { self.cfg.ack_size } else { self.cfg.mss },
             hop: 0,
             kind: Kind::Data,
             n_sack: 0,
@@ -359,6 +370,12 @@ impl Sender {
             avoid = self.on_new_ack(a, newly_acked, fresh, now, out);
         } else if self.sb.high() > una {
             self.on_dupack(now, out);
+        }
+        if self.syn_pending && a > 0 {
+            // ns-2: the SYN's ACK sets the initial window instead of opening the window.
+            self.syn_pending = false;
+            self.cwnd = self.cfg.init_cwnd;
+            avoid = None;
         }
         match prior {
             Some(prior) => self.cong_control(now, delivered, rtt, prior, avoid),
