@@ -119,7 +119,9 @@ def _peer_metrics(got: Mapping[str, Any], net: Mapping[str, Any], monitored: Seq
             got_pkts = e["arrived"] - (s["arrived"] if s else 0.0)
         else:  # the sender's cumulative ACK (starts at -1)
             got_pkts = e["ack_"] - (s["ack_"] if s else -1.0)
-        goodput.append(got_pkts * f["packet_size"] * 8.0 / span)
+        # ns-2's seq 0 is a 40-byte SYN (syn_ is on by default): not a full packet of data.
+        syn = 1.0 if f["start_s"] >= warmup else 0.0
+        goodput.append((got_pkts * f["packet_size"] - syn * (f["packet_size"] - 40)) * 8.0 / span)
     m: Dict[str, float] = {}
     _common(m, goodput, [f["group"] for f in net["flows"]],
             sum(f["nrexmitpack_"] for f in end["flows"]), sum(f["nrexmit_"] for f in end["flows"]))

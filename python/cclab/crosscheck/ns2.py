@@ -14,6 +14,8 @@ cclab ran with. Where ns-2 counts differently the translation says so beside the
   ``output()`` (tcp-vegas.cc) sends ``packetSize_`` bytes with no header added.
 - The initial ssthresh is ``window_`` (tcp.cc ``reset``); cclab's ``init_ssthresh`` becomes
   ``max_ssthresh_``.
+- ns-2 opens every connection with a 40-byte SYN as seq 0 (``syn_``): the goodput counted
+  on the ns-2 side takes it as 40 bytes, not a packet; cclab's ``ns2`` profile sends one too.
 - Knobs without a scenario field (the RTO tick, RTT sampling, ACK counting, ...) are left at
   ns-2's defaults: which of them cclab follows is the flow's ``stack``.
 """
