@@ -89,6 +89,23 @@ def test_what_does_not_map_is_refused_naming_the_field(change, field):
     assert "\n" not in str(info.value)
 
 
+@pytest.mark.parametrize("cc, params, field", [
+    ("reno", {"beta": 0.7}, "flows[0].cc_params.beta"),
+    ("vegas", {"alpha": 3, "zeta": 1}, "flows[0].cc_params.zeta"),
+])
+def test_cc_params_the_translation_does_not_carry_are_refused_before_anything_runs(cc, params, field):
+    sc = scenario(cc=cc, recovery="reno", cc_params=params)
+    with pytest.raises(CrosscheckError) as info:
+        crosscheck(sc, seeds=1)
+    assert info.value.field == field
+
+
+def test_a_seed_range_past_the_largest_seed_is_refused():
+    with pytest.raises(CrosscheckError) as info:
+        crosscheck(scenario(), seeds=3, seed=cclab.scenario.SEED_MAX - 1)
+    assert info.value.field == "--seeds"
+
+
 def test_a_queue_ns2_lacks_and_a_network_with_alternative_paths_are_refused():
     sc = scenario()
     sc["topology"]["bottleneck"]["queue"] = "gared"

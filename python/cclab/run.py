@@ -48,7 +48,13 @@ def run(
     s = resolve_seed(seed, sc)
     # Parsing, validating and building are one step in the core, done once: the
     # normalized scenario the result records comes back from the built simulation.
-    sim = _core.Sim(_to_json(sc), s)
+    return run_built(_core.Sim(_to_json(sc), s), s, progress)
+
+
+def run_built(sim: _core.Sim, seed: int, progress: Union[bool, ProgressCallback] = False) -> Result:
+    """Runs a simulation already built by ``_core.Sim(scenario_json, seed)`` to its end, for a
+    caller that reads the build first (``cclab crosscheck`` translates ``sim.network()``);
+    ``progress`` as for ``run``."""
     canonical: Scenario = json.loads(sim.scenario_json())
     duration = sim.duration
 
@@ -60,7 +66,7 @@ def run(
         wall = _advance(sim, duration, progress)
     else:
         raise TypeError(f"progress: expected a bool or a callable, not {type(progress).__name__}")
-    return Result.from_core(canonical, s, wall, sim.results(), sim.bdp_pkts)
+    return Result.from_core(canonical, seed, wall, sim.results(), sim.bdp_pkts)
 
 
 def _advance(sim: _core.Sim, duration: float, callback: Optional[ProgressCallback]) -> float:

@@ -25,7 +25,7 @@ fn packet(seq: u64, kind: Kind) -> Packet {
         kind,
         n_sack: 0,
         retx: false,
-        ecn: 0,
+        flags: 0,
     }
 }
 

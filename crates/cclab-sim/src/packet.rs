@@ -47,8 +47,9 @@ pub struct Packet {
     pub n_sack: u8,
     /// Set on a data segment that is a retransmission (for counting only).
     pub retx: bool,
-    /// ECN bits (RFC 3168): `ECT`, `CE` on data, `ECE` on ACKs, `CWR` on data.
-    pub ecn: u8,
+    /// Header flags: the ECN bits (RFC 3168: `ECT`, `CE` on data, `ECE` on ACKs, `CWR` on
+    /// data) and `SYN`.
+    pub flags: u8,
 }
 
 /// ECN-capable transport (data).

@@ -53,8 +53,8 @@ impl QueueDisc for HeadDrop {
                 return Some(p);
             }
             HEAD.with(|h| h.set(h.get() + 1));
-            if self.mark && p.ecn & ECT != 0 {
-                p.ecn |= CE;
+            if self.mark && p.flags & ECT != 0 {
+                p.flags |= CE;
                 self.marks += 1;
                 return Some(p);
             }

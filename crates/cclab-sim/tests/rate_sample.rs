@@ -3,13 +3,15 @@
 //! app-limited flag.
 
 use cclab_sim::cc::{self, CongestionControl, Params, RateSample, SenderView};
-use cclab_sim::packet::{Kind, Packet, SackBlock};
+use cclab_sim::packet::Packet;
 use cclab_sim::registry::{Entry, Schema};
 use cclab_sim::tcp::{Sender, TcpConfig};
 use cclab_sim::units::{Rate, SimTime};
 use cclab_sim::Scenario;
 use std::cell::RefCell;
 use std::sync::{Arc, Mutex};
+
+mod common;
 
 const MS: u64 = 1_000_000_000;
 
@@ -71,20 +73,7 @@ fn an_algorithm_that_does_not_use_rate_samples_is_not_asked_and_its_window_is_th
 }
 
 fn ack(seq: u64, ts_ecr: SimTime) -> Packet {
-    Packet {
-        seq,
-        ts_val: SimTime::ZERO,
-        ts_ecr,
-        sack: [SackBlock::default(); 3],
-        cc: Default::default(),
-        flow: 0,
-        size: 40,
-        hop: 0,
-        kind: Kind::Ack,
-        n_sack: 0,
-        retx: false,
-        ecn: 0,
-    }
+    Packet { ts_ecr, ..common::ack(seq) }
 }
 
 #[test]

@@ -5,9 +5,12 @@
 //! replaced; "ns2" and "linux" apply the whole rule.
 
 use cclab_sim::cc::{self, CaState};
-use cclab_sim::packet::{Kind, Packet, SackBlock};
+use cclab_sim::packet::{Kind, Packet};
 use cclab_sim::tcp::{Recovery, RtoConfig, Sender, StackProfile, TcpConfig};
 use cclab_sim::units::SimTime;
+use common::ack;
+
+mod common;
 
 const MS: u64 = 1_000_000_000; // picoseconds
 
@@ -15,21 +18,13 @@ const MS: u64 = 1_000_000_000; // picoseconds
 /// (the SYN has a test of its own).
 const NS2: StackProfile = StackProfile { syn: false, ..StackProfile::NS2 };
 
-fn ack(seq: u64) -> Packet {
-    Packet {
-        seq,
-        ts_val: SimTime::ZERO,
-        ts_ecr: SimTime::ZERO,
-        sack: [SackBlock::default(); 3],
-        cc: Default::default(),
-        flow: 0,
-        size: 40,
-        hop: 0,
-        kind: Kind::Ack,
-        n_sack: 0,
-        retx: false,
-        ecn: 0,
-    }
+/// A Reno-congestion-controlled sender with `limit` segments to send, started at t = 0,
+/// and what it sent.
+fn started(cfg: TcpConfig, limit: u64) -> (Sender, Vec<Packet>) {
+    let mut s = Sender::new(0, cfg, cc::build("reno", &cc::Params::new()).unwrap(), limit);
+    let mut out = Vec::new();
+    s.start(SimTime::ZERO, &mut out);
+    (s, out)
 }
 
 /// Ten segments at t = 0; segment 0 is lost and resent by the timer at 1 s; its ACK at
@@ -37,9 +32,7 @@ fn ack(seq: u64) -> Packet {
 fn repaired_hole(stack: StackProfile) -> (u64, u32, SimTime) {
     let cfg =
         TcpConfig { init_cwnd: 10.0, timestamps: false, recovery: Recovery::NewReno, stack, ..TcpConfig::default() };
-    let mut s = Sender::new(0, cfg, cc::build("reno", &cc::Params::new()).unwrap(), 10);
-    let mut out = Vec::new();
-    s.start(SimTime::ZERO, &mut out);
+    let (mut s, mut out) = started(cfg, 10);
     assert_eq!(out.len(), 10);
     s.on_rto(SimTime(1000 * MS), &mut out);
     assert_eq!(s.rtt.backoff, 1);
@@ -67,9 +60,7 @@ fn the_cclab_profile_keeps_its_old_rule_and_samples_from_the_last_segment() {
 /// (ssthresh 5); the timer then fires inside recovery, and once more in Loss.
 fn timeouts_in_recovery(stack: StackProfile) -> (f64, f64, f64) {
     let cfg = TcpConfig { init_cwnd: 10.0, recovery: Recovery::Reno, stack, ..TcpConfig::default() };
-    let mut s = Sender::new(0, cfg, cc::build("reno", &cc::Params::new()).unwrap(), 10);
-    let mut out = Vec::new();
-    s.start(SimTime::ZERO, &mut out);
+    let (mut s, mut out) = started(cfg, 10);
     for _ in 0..3 {
         s.on_ack(&ack(0), SimTime(10 * MS), &mut out);
     }
@@ -93,9 +84,7 @@ fn a_timeout_in_recovery_keeps_ssthresh_in_cclab_and_halves_again_in_ns2() {
 /// arrive there: may a new fast retransmit start? Returns the fast retransmits counted.
 fn dupacks_at_the_recovery_point(stack: StackProfile) -> u64 {
     let cfg = TcpConfig { init_cwnd: 10.0, recovery: Recovery::NewReno, stack, ..TcpConfig::default() };
-    let mut s = Sender::new(0, cfg, cc::build("reno", &cc::Params::new()).unwrap(), 40);
-    let mut out = Vec::new();
-    s.start(SimTime::ZERO, &mut out);
+    let (mut s, mut out) = started(cfg, 40);
     s.on_rto(SimTime(1000 * MS), &mut out);
     s.on_ack(&ack(10), SimTime(1010 * MS), &mut out);
     assert_eq!((s.snd_una(), s.state), (10, CaState::Open));
@@ -114,9 +103,7 @@ fn ns2_waits_one_packet_past_the_recovery_point_before_a_new_fast_retransmit() {
 /// Ten segments at t = 0 without timestamps; the ACKs of segments 0 and 1 at 10 and 11 ms.
 fn samples_of_two_acks(stack: StackProfile) -> u64 {
     let cfg = TcpConfig { init_cwnd: 10.0, timestamps: false, stack, ..TcpConfig::default() };
-    let mut s = Sender::new(0, cfg, cc::build("reno", &cc::Params::new()).unwrap(), 10);
-    let mut out = Vec::new();
-    s.start(SimTime::ZERO, &mut out);
+    let (mut s, mut out) = started(cfg, 10);
     s.on_ack(&ack(1), SimTime(10 * MS), &mut out);
     s.on_ack(&ack(2), SimTime(11 * MS), &mut out);
     s.rtt.samples
@@ -131,9 +118,7 @@ fn ns2_times_one_segment_per_round_trip_where_cclab_samples_every_ack() {
 /// The window after one ACK that covers 5 of 10 segments in slow start.
 fn cwnd_after_a_stretch_ack(stack: StackProfile) -> f64 {
     let cfg = TcpConfig { init_cwnd: 10.0, stack, ..TcpConfig::default() };
-    let mut s = Sender::new(0, cfg, cc::build("reno", &cc::Params::new()).unwrap(), 100);
-    let mut out = Vec::new();
-    s.start(SimTime::ZERO, &mut out);
+    let (mut s, mut out) = started(cfg, 100);
     s.on_ack(&ack(5), SimTime(10 * MS), &mut out);
     s.cwnd
 }
@@ -148,9 +133,7 @@ fn an_ack_counts_two_packets_in_cclab_one_in_ns2_and_all_in_linux() {
 /// The retransmission deadline after a fast retransmit at 500 ms, segments sent at t = 0.
 fn deadline_after_fast_retransmit(stack: StackProfile) -> SimTime {
     let cfg = TcpConfig { init_cwnd: 10.0, recovery: Recovery::NewReno, stack, ..TcpConfig::default() };
-    let mut s = Sender::new(0, cfg, cc::build("reno", &cc::Params::new()).unwrap(), 100);
-    let mut out = Vec::new();
-    s.start(SimTime::ZERO, &mut out);
+    let (mut s, mut out) = started(cfg, 100);
     for _ in 0..3 {
         s.on_ack(&ack(0), SimTime(500 * MS), &mut out);
     }
@@ -171,9 +154,7 @@ fn ns2_and_linux_restart_the_timer_at_the_fast_retransmit() {
 /// Segments sent after two duplicate ACKs, with a window of 10 full.
 fn sent_on_two_dupacks(stack: StackProfile) -> usize {
     let cfg = TcpConfig { init_cwnd: 10.0, stack, ..TcpConfig::default() };
-    let mut s = Sender::new(0, cfg, cc::build("reno", &cc::Params::new()).unwrap(), 100);
-    let mut out = Vec::new();
-    s.start(SimTime::ZERO, &mut out);
+    let (mut s, mut out) = started(cfg, 100);
     out.clear();
     s.on_ack(&ack(0), SimTime(10 * MS), &mut out);
     s.on_ack(&ack(0), SimTime(11 * MS), &mut out);
@@ -193,9 +174,7 @@ fn ns2_computes_the_timeout_in_ten_millisecond_ticks() {
     // One RTT sample of 104 ms at t = 104 ms, then the timer is re-armed.
     let deadline = |stack: StackProfile, rto: RtoConfig| {
         let cfg = TcpConfig { init_cwnd: 2.0, timestamps: false, stack, rto, ..TcpConfig::default() };
-        let mut s = Sender::new(0, cfg, cc::build("reno", &cc::Params::new()).unwrap(), 100);
-        let mut out = Vec::new();
-        s.start(SimTime::ZERO, &mut out);
+        let (mut s, mut out) = started(cfg, 100);
         s.on_ack(&ack(1), SimTime(104 * MS), &mut out);
         s.rto_deadline.unwrap()
     };
@@ -214,7 +193,7 @@ fn ns2_opens_with_a_header_only_syn_and_its_ack_sets_the_initial_window() {
     s.start(SimTime::ZERO, &mut out);
     assert_eq!(out.len(), 1, "only the SYN before its ACK");
     assert_eq!((out[0].seq, out[0].size), (0, cfg.ack_size));
-    assert_ne!(out[0].ecn & cclab_sim::packet::SYN, 0);
+    assert_ne!(out[0].flags & cclab_sim::packet::SYN, 0);
     out.clear();
     s.on_ack(&ack(1), SimTime(60 * MS), &mut out);
     // The ACK sets the window to init_cwnd (not 1 + 1 from slow start) and samples the RTT.
@@ -234,7 +213,7 @@ fn a_receiver_with_delayed_acks_acknowledges_the_syn_at_once() {
     let rcfg = ReceiverConfig { ack_size: 40, sack: false, delayed_ack: true, delack_timeout: SimTime(100 * MS) };
     for (flags, acked_at_once) in [(cclab_sim::packet::SYN, true), (0, false)] {
         let mut r = Receiver::new(0, rcfg);
-        let first = Packet { kind: Kind::Data, ecn: flags, ..ack(0) };
+        let first = Packet { kind: Kind::Data, flags, ..ack(0) };
         assert_eq!(r.on_data(&first, SimTime::ZERO).is_some(), acked_at_once, "flags {flags}");
     }
 }

@@ -27,8 +27,8 @@ import pandas as pd
 
 from .. import _core
 from ..result import Result
-from ..run import run as run_cclab
-from ..scenario import as_scenario, resolve_seed
+from ..run import run_built
+from ..scenario import SEED_MAX, _to_json, as_scenario, resolve_seed
 from . import ns2
 from .errors import CrosscheckError
 from .network import monitored as monitored_links
@@ -146,6 +146,18 @@ def _common(m: Dict[str, float], goodput: List[float], groups: List[str], rexmit
     m["timeouts"] = timeouts
 
 
+def _refuse_untranslated_params(sc: Mapping[str, Any], mod: Any) -> None:
+    """A group's ``cc_params`` reach the peer only for the algorithms whose parameters it maps
+    (``mod.CC_PARAMS``); anywhere else the peer would silently run its own values."""
+    for i, g in enumerate(sc.get("flows", [])):
+        mapped = mod.CC_PARAMS.get(g.get("cc"), ())
+        for name, value in (g.get("cc_params") or {}).items():
+            if name not in mapped:
+                which = ", ".join(mapped) if mapped else "none"
+                raise CrosscheckError(f"flows[{i}].cc_params.{name}", value,
+                                      f"{which} for {g.get('cc')} ({mod.NAME} runs its own values of the others)")
+
+
 def crosscheck(scenario: Union[Mapping[str, Any], str], peer: str = "ns2", seeds: int = 1,
                seed: Optional[int] = None, timeout: float = 3600.0,
                keep: Union[str, "os.PathLike[str]", None] = None) -> Crosscheck:
@@ -157,14 +169,18 @@ def crosscheck(scenario: Union[Mapping[str, Any], str], peer: str = "ns2", seeds
     if isinstance(seeds, bool) or not isinstance(seeds, int) or not 1 <= seeds <= 100:
         raise CrosscheckError("--seeds", seeds, "a whole number from 1 to 100")
     mod = PEERS[peer]
-    if mod.available() is None:
-        raise CrosscheckError("--with", peer, f"an installed {peer} (see docs/fidelity.md)")
     sc = as_scenario(scenario)
     first = resolve_seed(seed, sc)
+    if first + seeds - 1 > SEED_MAX:
+        raise CrosscheckError("--seeds", seeds, f"at most {SEED_MAX - first + 1} from seed {first}")
+    _refuse_untranslated_params(sc, mod)
+    if mod.available() is None:
+        raise CrosscheckError("--with", peer, f"an installed {peer} (see docs/fidelity.md)")
     rows: List[Dict[str, Any]] = []
     used = [first + k for k in range(seeds)]
     for s in used:
-        sim = _core.Sim(json.dumps(sc), s)
+        # Built once: the translation reads the build, then the same build runs.
+        sim = _core.Sim(_to_json(sc), s)
         net = json.loads(sim.network())
         duration = sim.duration
         warmup = float(net["warmup_s"])
@@ -173,7 +189,7 @@ def crosscheck(scenario: Union[Mapping[str, Any], str], peer: str = "ns2", seeds
         if keep is not None:
             Path(keep).mkdir(parents=True, exist_ok=True)
             (Path(keep) / f"{peer}-seed{s}{mod.SUFFIX}").write_text(tcl)
-        res = run_cclab(sc, s)
+        res = run_built(sim, s)
         got = mod.run(tcl, timeout)
         for sim_name, m in (("cclab", _cclab_metrics(res, net, monitored, duration, warmup)),
                             (peer, _peer_metrics(got, net, monitored, duration, warmup))):

@@ -31,6 +31,8 @@ from .network import monitored as monitored_links
 
 NAME = "ns2"
 SUFFIX = ".tcl"
+#: The cc_params the translation carries over, by algorithm (the rest are refused).
+CC_PARAMS = {"vegas": ("alpha", "beta", "gamma")}
 #: ns-2's window_ for a flow without a receiver window.
 NO_RWND = 1_000_000
 #: What the Tcl script reports per flow, once at the warmup and once at the end: the agent's

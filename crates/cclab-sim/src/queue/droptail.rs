@@ -99,7 +99,7 @@ mod tests {
             kind: Kind::Data,
             n_sack: 0,
             retx: false,
-            ecn: 0,
+            flags: 0,
         }
     }
     const CTX: EnqueueContext = EnqueueContext { now: SimTime(0), idle_since: None };

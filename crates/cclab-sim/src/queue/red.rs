@@ -314,8 +314,8 @@ impl QueueDisc for Red {
         }
         if forced || early {
             self.count = 0.0;
-            if early && c.ecn && pkt.ecn & ECT != 0 {
-                pkt.ecn |= CE;
+            if early && c.ecn && pkt.flags & ECT != 0 {
+                pkt.flags |= CE;
                 self.marks += 1;
             } else {
                 return Err((pkt, DropCause::Early));
@@ -403,7 +403,7 @@ mod tests {
             kind: Kind::Data,
             n_sack: 0,
             retx: false,
-            ecn: 0,
+            flags: 0,
         }
     }
 
@@ -489,9 +489,9 @@ mod tests {
         r.avg = 14.0;
         r.count = 1000.0; // count * p_b >= 2: the early decision is certain
         let mut p = pkt();
-        p.ecn = ECT;
+        p.flags = ECT;
         r.enqueue(p, &busy(SimTime::ZERO)).unwrap();
-        assert_eq!(r.fifo.packets().last().unwrap().ecn, ECT | CE);
+        assert_eq!(r.fifo.packets().last().unwrap().flags, ECT | CE);
         assert_eq!(r.marks(), 1);
         // Not ECN-capable: dropped.
         r.count = 1000.0;
@@ -499,7 +499,7 @@ mod tests {
         // Above 2 max_th the drop is forced even for ECN-capable packets.
         r.avg = 31.0;
         let mut p = pkt();
-        p.ecn = ECT;
+        p.flags = ECT;
         assert_eq!(r.enqueue(p, &busy(SimTime::ZERO)).unwrap_err().1, DropCause::Early);
     }
 

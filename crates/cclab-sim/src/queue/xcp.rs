@@ -238,7 +238,7 @@ mod tests {
             kind: Kind::Data,
             n_sack: 0,
             retx: false,
-            ecn: 0,
+            flags: 0,
         }
     }
 

@@ -3,7 +3,7 @@
 //! the window and pacing rate, any other grows the window through `cong_avoid`.
 
 use super::sender::Sender;
-use crate::cc::CongControl;
+use crate::cc::{CongControl, SenderView};
 use crate::units::SimTime;
 
 impl Sender {
@@ -32,17 +32,20 @@ impl Sender {
         rs.rtt = rtt;
         rs.losses = self.sb.lost_marked - lost_before;
         rs.prior_in_flight = prior_in_flight;
-        let mut v = self.view(now);
-        let cwnd = v.cwnd;
-        v.cwnd = prior_cwnd;
+        let v = SenderView { cwnd: prior_cwnd, ..self.view(now) };
         match self.cc.cong_control(&v, &rs) {
             Some(c) => self.apply(c),
-            None => {
-                if let Some(acked) = avoid {
-                    v.cwnd = cwnd;
-                    self.cwnd = self.cc.cong_avoid(&v, acked).max(1.0);
-                }
-            }
+            None => self.cong_avoid(now, avoid),
+        }
+    }
+
+    /// The ACK-clocked growth: `cong_avoid` with the `avoid` packets the ACK may count, when
+    /// it allows growth at all.
+    #[inline]
+    pub(super) fn cong_avoid(&mut self, now: SimTime, avoid: Option<u32>) {
+        if let Some(acked) = avoid {
+            let v = self.view(now);
+            self.cwnd = self.cc.cong_avoid(&v, acked).max(1.0);
         }
     }
 }

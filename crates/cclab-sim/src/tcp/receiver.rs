@@ -86,10 +86,10 @@ impl Receiver {
             self.ts_recent = p.ts_val;
         }
         self.last_cc = p.cc;
-        if p.ecn & CWR != 0 {
+        if p.flags & CWR != 0 {
             self.ece = false;
         }
-        if p.ecn & CE != 0 {
+        if p.flags & CE != 0 {
             self.ece = true;
         }
         let immediate;
@@ -113,7 +113,7 @@ impl Receiver {
             self.stats.delivered_bytes += n * p.size as u64;
             self.unacked += 1;
             // RFC 5681: ACK at once when a segment fills (part of) a gap.
-            immediate = had_gap || !self.cfg.delayed_ack || self.unacked >= 2 || p.ecn & SYN != 0;
+            immediate = had_gap || !self.cfg.delayed_ack || self.unacked >= 2 || p.flags & SYN != 0;
         } else {
             self.insert_ooo(seq);
             immediate = true;
@@ -206,7 +206,7 @@ impl Receiver {
             kind: Kind::Ack,
             n_sack,
             retx: false,
-            ecn: if self.ece { ECE } else { 0 },
+            flags: if self.ece { ECE } else { 0 },
         }
     }
 }
@@ -240,7 +240,7 @@ mod tests {
             kind: Kind::Data,
             n_sack: 0,
             retx: false,
-            ecn: 0,
+            flags: 0,
         }
     }
 

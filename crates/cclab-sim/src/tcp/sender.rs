@@ -188,12 +188,12 @@ impl Sender {
         let v = self.view(now);
         let cc = self.cc.on_send(&v, seq);
         let syn = seq == 0 && self.cfg.stack.syn;
-        let mut ecn = if self.cfg.ecn { ECT } else { 0 };
+        let mut flags = if self.cfg.ecn { ECT } else { 0 };
         if syn {
-            ecn |= SYN;
+            flags |= SYN;
         }
         if self.send_cwr {
-            ecn |= CWR;
+            flags |= CWR;
             self.send_cwr = false;
         }
         out.push(Packet {
@@ -208,7 +208,7 @@ impl Sender {
             kind: Kind::Data,
             n_sack: 0,
             retx,
-            ecn,
+            flags,
         });
         self.stats.sent += 1;
         if retx {
@@ -362,7 +362,7 @@ impl Sender {
             self.cc.pkts_acked(&v, &s);
         }
 
-        if ack.ecn & ECE != 0 {
+        if ack.flags & ECE != 0 {
             self.on_ecn_echo(a, now);
         }
         let mut avoid = None;
@@ -379,12 +379,7 @@ impl Sender {
         }
         match prior {
             Some(prior) => self.cong_control(now, delivered, rtt, prior, avoid),
-            None => {
-                if let Some(acked) = avoid {
-                    let v = self.view(now);
-                    self.cwnd = self.cc.cong_avoid(&v, acked).max(1.0);
-                }
-            }
+            None => self.cong_avoid(now, avoid),
         }
         self.send(now, out);
         if self.completed_at.is_none() && self.limit != u64::MAX && self.sb.una() >= self.limit {

@@ -48,7 +48,7 @@ impl UdpFlow {
             kind: Kind::Udp,
             n_sack: 0,
             retx: false,
-            ecn: 0,
+            flags: 0,
         }
     }
 

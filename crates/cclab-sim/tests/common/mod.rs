@@ -1,7 +1,27 @@
 //! Helpers shared by the scenario tests.
 #![allow(dead_code)]
 
+use cclab_sim::packet::{Kind, Packet, SackBlock};
+use cclab_sim::units::SimTime;
 use cclab_sim::{run, RunOutput, Scenario};
+
+/// A bare 40-byte cumulative ACK of everything below `seq` (flow 0, no SACK, no timestamps).
+pub fn ack(seq: u64) -> Packet {
+    Packet {
+        seq,
+        ts_val: SimTime::ZERO,
+        ts_ecr: SimTime::ZERO,
+        sack: [SackBlock::default(); 3],
+        cc: Default::default(),
+        flow: 0,
+        size: 40,
+        hop: 0,
+        kind: Kind::Ack,
+        n_sack: 0,
+        retx: false,
+        flags: 0,
+    }
+}
 
 pub fn run_toml(text: &str, seed: u64) -> RunOutput {
     let sc = Scenario::from_toml(text).unwrap_or_else(|e| panic!("{e}"));
