@@ -5,7 +5,7 @@
 //! replaced; "ns2" and "linux" apply the whole rule.
 
 use cclab_sim::cc::{self, CaState};
-use cclab_sim::packet::{Kind, Packet};
+use cclab_sim::packet::{Kind, Packet, SackBlock};
 use cclab_sim::tcp::{Recovery, RtoConfig, Sender, StackProfile, TcpConfig};
 use cclab_sim::units::SimTime;
 use common::ack;
@@ -216,4 +216,61 @@ fn a_receiver_with_delayed_acks_acknowledges_the_syn_at_once() {
         let first = Packet { kind: Kind::Data, flags, ..ack(0) };
         assert_eq!(r.on_data(&first, SimTime::ZERO).is_some(), acked_at_once, "flags {flags}");
     }
+}
+
+/// Twenty segments in flight, segment 0 lost; duplicate ACKs SACK 1, 2, ... in turn. Returns,
+/// after each duplicate ACK from the third (the one that starts recovery), how many segments
+/// the sender has sent since recovery began, and the window once segment 0's repair is
+/// acknowledged. (The first two may each let one new segment out: limited transmit.)
+fn sack_recovery(stack: StackProfile) -> (Vec<usize>, f64) {
+    let cfg = TcpConfig { init_cwnd: 20.0, recovery: Recovery::Sack, stack, ..TcpConfig::default() };
+    let (mut s, mut out) = started(cfg, 1000);
+    assert_eq!(out.len(), 20);
+    out.clear();
+    let mut sent = Vec::new();
+    for k in 1..=13u32 {
+        let mut a = ack(0);
+        a.sack[0] = SackBlock { start: 1, end: 1 + k };
+        a.n_sack = 1;
+        if k == 3 {
+            out.clear();
+        }
+        s.on_ack(&a, SimTime(100 * MS), &mut out);
+        if k >= 3 {
+            sent.push(out.len());
+        }
+    }
+    assert_eq!(s.state, CaState::Recovery, "{}", stack.name);
+    assert_eq!(out[0].seq, 0, "{}: the repair goes first", stack.name);
+    s.on_ack(&ack(20), SimTime(200 * MS), &mut out);
+    (sent, s.cwnd)
+}
+
+#[test]
+fn linux_spreads_the_reduction_over_the_round_trip_with_prr() {
+    // cwnd 20 -> ssthresh 10: PRR sends ceil(10 k / 20) after k packets delivered in
+    // recovery (RFC 6937 section 3), the repair among them.
+    let (sent, cwnd) = sack_recovery(StackProfile::LINUX);
+    let expected: Vec<usize> = (1..=11).map(|k: usize| (10 * k).div_ceil(20)).collect();
+    assert_eq!(sent, expected);
+    assert_eq!(cwnd, 10.0, "the window is ssthresh when recovery ends");
+    // RFC 6675 (cclab): the window drops to 10 at once; with 16 in flight and the repair,
+    // 17, nothing more leaves until pipe falls below 10, eight duplicate ACKs later.
+    let (sent, _) = sack_recovery(StackProfile::CCLAB);
+    assert_eq!(sent, [1, 1, 1, 1, 1, 1, 1, 1, 2, 3, 4]);
+}
+
+#[test]
+fn linux_defaults_to_sack_recovery_and_the_others_do_not() {
+    let recovery = |stack: &str, cc: &str| {
+        let text = format!(
+            "duration = \"1s\"\n[topology]\nbottleneck = {{ rate = \"10Mbps\", delay = \"5ms\", buffer = \"20pkts\" }}\n[[flows]]\ncc = \"{cc}\"\nstack = \"{stack}\"\n"
+        );
+        let built = cclab_sim::Scenario::from_toml(&text).unwrap().build(1).unwrap();
+        cclab_sim::describe::describe(&built.sim).flows[0].recovery
+    };
+    assert_eq!(recovery("linux", "reno"), "sack");
+    assert_eq!(recovery("linux", "cubic"), "sack");
+    assert_eq!(recovery("cclab", "reno"), "reno");
+    assert_eq!(recovery("ns2", "newreno"), "newreno");
 }

@@ -32,9 +32,15 @@ pub(super) fn group_settings(g: &FlowGroup, p: &str, duration: SimTime) -> Resul
             err(format!("{p}.cc_params.{}", e.param), written, e.accepted)
         }
     })?;
+    let stack = match &g.stack {
+        None => StackProfile::CCLAB,
+        Some(s) => StackProfile::parse(s).ok_or_else(|| err(format!("{p}.stack"), s, StackProfile::NAMES))?,
+    };
     let recovery = match &g.recovery {
         None => {
-            if g.cc == "reno" {
+            if stack.sack {
+                Recovery::Sack
+            } else if g.cc == "reno" {
                 Recovery::Reno
             } else {
                 Recovery::NewReno
@@ -56,10 +62,6 @@ pub(super) fn group_settings(g: &FlowGroup, p: &str, duration: SimTime) -> Resul
     if !(20..=65_535).contains(&ack_size) {
         return Err(err(format!("{p}.ack_size"), g.ack_size.clone().unwrap_or_default(), "20B to 65535B"));
     }
-    let stack = match &g.stack {
-        None => StackProfile::CCLAB,
-        Some(s) => StackProfile::parse(s).ok_or_else(|| err(format!("{p}.stack"), s, StackProfile::NAMES))?,
-    };
     let init_cwnd = g.init_cwnd.unwrap_or(stack.init_cwnd);
     // The whole initial window leaves at once: bounded by the run's packet budget.
     if !(1.0..=limits::PACKET_BUDGET as f64).contains(&init_cwnd) {

@@ -3,8 +3,10 @@
 
 pub mod config;
 mod cong_control;
+mod ecn;
 pub mod pacing;
 pub mod profile;
+pub mod prr;
 pub mod rate;
 pub mod receiver;
 pub mod recovery;
@@ -13,6 +15,7 @@ pub mod rtt;
 pub mod rtt_timing;
 pub mod scoreboard;
 pub mod sender;
+mod timeout;
 
 pub use config::TcpConfig;
 pub use profile::StackProfile;

@@ -110,6 +110,12 @@ pub struct StackProfile {
     /// starts one round trip later, and the first RTT sample is the SYN's. Linux's handshake
     /// is not modelled yet.
     pub syn: bool,
+    /// Loss recovery defaults to SACK (RFC 2018 / 6675) for every algorithm (Linux
+    /// `net.ipv4.tcp_sack` 1); otherwise Reno for `reno` and NewReno for the others.
+    pub sack: bool,
+    /// In SACK recovery the window follows Proportional Rate Reduction (RFC 6937, tcp/prr.rs,
+    /// Linux `tcp_cwnd_reduction()`) instead of dropping to ssthresh at once (RFC 6675).
+    pub prr: bool,
 }
 
 impl StackProfile {
@@ -128,6 +134,8 @@ impl StackProfile {
         rearm_on_fast_retransmit: false,
         limited_transmit: false,
         syn: false,
+        sack: false,
+        prr: false,
     };
 
     pub const NS2: StackProfile = StackProfile {
@@ -145,6 +153,8 @@ impl StackProfile {
         rearm_on_fast_retransmit: true,
         limited_transmit: true,
         syn: true,
+        sack: false,
+        prr: false,
     };
 
     pub const LINUX: StackProfile = StackProfile {
@@ -162,6 +172,8 @@ impl StackProfile {
         rearm_on_fast_retransmit: true,
         limited_transmit: true,
         syn: false,
+        sack: true,
+        prr: true,
     };
 
     /// Every profile, the default first.

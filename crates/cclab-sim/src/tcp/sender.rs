@@ -20,6 +20,7 @@
 pub use super::config::TcpConfig;
 use super::pacing::Pacer;
 use super::profile::RttSampling;
+use super::prr::Prr;
 use super::rate::{RateEstimator, TxSnapshot};
 use super::recovery::Recovery;
 use super::rtt::RttEstimator;
@@ -48,20 +49,20 @@ pub struct Sender {
     flow: u32,
     pub sb: Scoreboard,
     /// Next segment to send in window-based sending (go-back-N after an RTO).
-    snd_nxt: u64,
+    pub(super) snd_nxt: u64,
     /// Segments the application makes available (`u64::MAX`: unlimited).
     limit: u64,
     pub cwnd: f64,
     pub ssthresh: f64,
     pub state: CaState,
-    dupacks: u32,
+    pub(super) dupacks: u32,
     /// `snd_max` when the current recovery started: recovery ends once the ACK reaches it.
-    recover: u64,
+    pub(super) recover: u64,
     partial_acks: u32,
     /// No ECN reduction until the ACK passes this (once per window, RFC 3168 section 6.1.2).
-    ecn_recover: u64,
+    pub(super) ecn_recover: u64,
     /// Set CWR on the next data segment.
-    send_cwr: bool,
+    pub(super) send_cwr: bool,
     pub rtt: RttEstimator,
     /// ns-2's one timed segment (RttSampling::OneTimed without timestamps).
     timed: TimedSegment,
@@ -78,9 +79,11 @@ pub struct Sender {
     /// The pacing rate the algorithm's `cong_control` or `init` set, and the pacing timer.
     pub pacer: Pacer,
     /// A retransmission that recovery asked for while pacing held it back; sent first.
-    rtx_pending: Option<u64>,
+    pub(super) rtx_pending: Option<u64>,
     /// The SYN (seq 0) is not yet acknowledged (profile `syn`).
     syn_pending: bool,
+    /// Proportional Rate Reduction during a SACK recovery (profile `prr`).
+    pub(super) prr: Option<Prr>,
 }
 
 impl Sender {
@@ -109,6 +112,7 @@ impl Sender {
             pacer: Pacer::default(),
             rtx_pending: None,
             syn_pending: false,
+            prr: None,
             cfg,
             cc,
         }
@@ -152,7 +156,7 @@ impl Sender {
         self.limit = self.limit.min(self.sb.high());
     }
 
-    fn set_state(&mut self, now: SimTime, s: CaState) {
+    pub(super) fn set_state(&mut self, now: SimTime, s: CaState) {
         if self.state != s {
             let v = self.view(now);
             self.cc.set_state(&v, s);
@@ -185,6 +189,9 @@ impl Sender {
             self.timed.on_xmit(seq, retx, now);
         }
         self.pacer.on_xmit(now, self.cfg.mss);
+        if let Some(p) = &mut self.prr {
+            p.out += 1;
+        }
         let v = self.view(now);
         let cc = self.cc.on_send(&v, seq);
         let syn = seq == 0 && self.cfg.stack.syn;
@@ -231,7 +238,7 @@ impl Sender {
     }
 
     /// Sends whatever the window (and the pacing rate) allows.
-    fn send(&mut self, now: SimTime, out: &mut Vec<Packet>) {
+    pub(super) fn send(&mut self, now: SimTime, out: &mut Vec<Packet>) {
         if !self.started {
             return;
         }
@@ -293,8 +300,13 @@ impl Sender {
         self.set_state(now, CaState::Recovery);
         let una = self.sb.una();
         self.sb.mark_lost_one(una);
-        // RFC 5681 step 2-3, RFC 6582 step 2, RFC 6675 (4.3): retransmit the first lost segment now.
-        self.xmit_or_hold(una, now, out);
+        if self.cfg.stack.prr && self.cfg.recovery == Recovery::Sack {
+            // Linux: the window is set for this ACK first (on_ack), then the head goes out.
+            self.prr = Some(Prr::start(self.cwnd));
+        } else {
+            // RFC 5681 step 2-3, RFC 6582 step 2, RFC 6675 (4.3): retransmit the first lost segment now.
+            self.xmit_or_hold(una, now, out);
+        }
         if self.cfg.stack.rearm_on_fast_retransmit {
             self.arm_timer(now); // ns-2 `reset_rtx_timer(1, 0)`; Linux re-arms on resending the head
         }
@@ -307,6 +319,7 @@ impl Sender {
 
     fn exit_recovery(&mut self, now: SimTime) {
         self.cwnd = self.ssthresh;
+        self.prr = None;
         self.set_state(now, CaState::Open);
         let v = self.view(now);
         self.cc.cwnd_event(&v, CwndEvent::RecoveryEnd);
@@ -352,9 +365,7 @@ impl Sender {
             }
         }
         let fresh = if newly_acked > 0 { self.sb.ack_to(a, &mut self.rate) } else { 0 };
-        if self.cfg.recovery == Recovery::Sack {
-            self.sb.mark_lost();
-        }
+        let newly_lost = if self.cfg.recovery == Recovery::Sack { self.sb.mark_lost() } else { 0 };
         let delivered = fresh + newly_sacked;
         if delivered > 0 || rtt.is_some() {
             let v = self.view(now);
@@ -370,6 +381,12 @@ impl Sender {
             avoid = self.on_new_ack(a, newly_acked, fresh, now, out);
         } else if self.sb.high() > una {
             self.on_dupack(now, out);
+        }
+        if let (Some(p), CaState::Recovery) = (&mut self.prr, self.state) {
+            let (ssthresh, pipe) = (self.ssthresh, self.sb.pipe());
+            if let Some(w) = p.on_ack(ssthresh, pipe, delivered, newly_acked > 0, newly_lost > 0) {
+                self.cwnd = w.max(1.0);
+            }
         }
         if self.syn_pending && a > 0 {
             // ns-2: the SYN's ACK sets the initial window instead of opening the window.
@@ -457,48 +474,5 @@ impl Sender {
             }
             CaState::Loss => {}
         }
-    }
-
-    /// An ECN echo: reduce as for a loss, without retransmitting, at most once per window
-    /// and not during loss recovery (RFC 3168 section 6.1.2).
-    /// `ecn_recover = 0` before the first reduction, so the first echo always counts.
-    fn on_ecn_echo(&mut self, ack: u64, now: SimTime) {
-        // Not again until data sent after the last reduction (from `ecn_recover` on, the
-        // first carrying CWR) is acknowledged.
-        if !self.cfg.ecn || !matches!(self.state, CaState::Open | CaState::Disorder) || ack <= self.ecn_recover {
-            return;
-        }
-        let v = self.view(now);
-        self.ssthresh = self.cc.ssthresh(&v);
-        self.cwnd = self.ssthresh.max(1.0);
-        self.ecn_recover = self.sb.high();
-        self.send_cwr = true;
-        self.stats.ecn_reductions += 1;
-    }
-
-    /// The retransmission timer fired (RFC 6298 (5.4)–(5.7)).
-    pub fn on_rto(&mut self, now: SimTime, out: &mut Vec<Packet>) {
-        self.rto_deadline = None;
-        if self.sb.high() == self.sb.una() {
-            return;
-        }
-        self.stats.timeouts += 1;
-        if let Some(cwnd) = self.cfg.stack.rto_ssthresh_from(self.state, self.cwnd, self.ssthresh) {
-            let v = SenderView { cwnd, ..self.view(now) };
-            self.ssthresh = self.cc.ssthresh(&v);
-        }
-        let v = self.view(now);
-        self.cc.cwnd_event(&v, CwndEvent::Timeout);
-        self.cwnd = 1.0; // the loss window, RFC 5681
-        self.recover = self.sb.high();
-        self.dupacks = 0;
-        self.set_state(now, CaState::Loss);
-        self.rtt.on_timeout();
-        self.rtx_pending = None; // everything outstanding is resent from snd_una
-        match self.cfg.recovery {
-            Recovery::Sack => self.sb.mark_all_lost(),
-            _ => self.snd_nxt = self.sb.una(),
-        }
-        self.send(now, out);
     }
 }

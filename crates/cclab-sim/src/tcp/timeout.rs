@@ -1,0 +1,37 @@
+//! The retransmission timeout (RFC 6298 (5.4)-(5.7)) and what each stack does to
+//! ssthresh and the scoreboard when it fires.
+
+use super::recovery::Recovery;
+use super::sender::Sender;
+use crate::cc::{CaState, CwndEvent, SenderView};
+use crate::packet::Packet;
+use crate::units::SimTime;
+
+impl Sender {
+    /// The retransmission timer fired (RFC 6298 (5.4)–(5.7)).
+    pub fn on_rto(&mut self, now: SimTime, out: &mut Vec<Packet>) {
+        self.rto_deadline = None;
+        if self.sb.high() == self.sb.una() {
+            return;
+        }
+        self.stats.timeouts += 1;
+        if let Some(cwnd) = self.cfg.stack.rto_ssthresh_from(self.state, self.cwnd, self.ssthresh) {
+            let v = SenderView { cwnd, ..self.view(now) };
+            self.ssthresh = self.cc.ssthresh(&v);
+        }
+        let v = self.view(now);
+        self.cc.cwnd_event(&v, CwndEvent::Timeout);
+        self.cwnd = 1.0; // the loss window, RFC 5681
+        self.recover = self.sb.high();
+        self.dupacks = 0;
+        self.set_state(now, CaState::Loss);
+        self.rtt.on_timeout();
+        self.rtx_pending = None; // everything outstanding is resent from snd_una
+        self.prr = None;
+        match self.cfg.recovery {
+            Recovery::Sack => self.sb.mark_all_lost(),
+            _ => self.snd_nxt = self.sb.una(),
+        }
+        self.send(now, out);
+    }
+}
