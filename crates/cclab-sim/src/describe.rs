@@ -99,6 +99,8 @@ pub struct FlowInfo {
     pub rto_max_s: f64,
     pub delayed_ack: bool,
     pub delack_timeout_s: f64,
+    /// ACKs sent at once at the start despite delayed ACKs (Linux's quick-ACK mode).
+    pub quickacks: u32,
     pub overhead_s: f64,
 }
 
@@ -154,6 +156,7 @@ pub fn describe(sim: &Simulation) -> Network {
                 rto_max_s: c.rto.max.secs_f64(),
                 delayed_ack: r.delayed_ack,
                 delack_timeout_s: r.delack_timeout.secs_f64(),
+                quickacks: r.quickacks,
                 overhead_s: f.overhead().secs_f64(),
             }
         })

@@ -186,6 +186,22 @@ fn ns2_computes_the_timeout_in_ten_millisecond_ticks() {
 }
 
 #[test]
+fn linux_puts_its_minimum_rto_on_the_variance_not_on_the_timeout() {
+    // One RTT sample of 10 ms at t = 10 ms, timestamps on (the Linux default).
+    let deadline = |stack: StackProfile, rto: RtoConfig| {
+        let cfg = TcpConfig { init_cwnd: 2.0, stack, rto, ..TcpConfig::default() };
+        let (mut s, mut out) = started(cfg, 100);
+        s.on_ack(&ack(1), SimTime(10 * MS), &mut out);
+        s.rto_deadline.unwrap()
+    };
+    // RFC 6298: 10 + 4 x 5 = 30 ms, raised to the 200 ms floor.
+    assert_eq!(deadline(StackProfile::CCLAB, RtoConfig::default()), SimTime(210 * MS));
+    // Linux: 10 ms + max(2 x 10 ms, rto_min 200 ms).
+    let linux = RtoConfig { linux: true, ..RtoConfig::default() };
+    assert_eq!(deadline(StackProfile::LINUX, linux), SimTime(220 * MS));
+}
+
+#[test]
 fn ns2_opens_with_a_header_only_syn_and_its_ack_sets_the_initial_window() {
     let cfg = TcpConfig { init_cwnd: 2.0, timestamps: false, stack: StackProfile::NS2, ..TcpConfig::default() };
     let mut s = Sender::new(0, cfg, cc::build("newreno", &cc::Params::new()).unwrap(), 100);
@@ -210,7 +226,13 @@ fn ns2_opens_with_a_header_only_syn_and_its_ack_sets_the_initial_window() {
 #[test]
 fn a_receiver_with_delayed_acks_acknowledges_the_syn_at_once() {
     use cclab_sim::tcp::{Receiver, ReceiverConfig};
-    let rcfg = ReceiverConfig { ack_size: 40, sack: false, delayed_ack: true, delack_timeout: SimTime(100 * MS) };
+    let rcfg = ReceiverConfig {
+        ack_size: 40,
+        sack: false,
+        delayed_ack: true,
+        delack_timeout: SimTime(100 * MS),
+        quickacks: 0,
+    };
     for (flags, acked_at_once) in [(cclab_sim::packet::SYN, true), (0, false)] {
         let mut r = Receiver::new(0, rcfg);
         let first = Packet { kind: Kind::Data, flags, ..ack(0) };

@@ -1,6 +1,7 @@
 //! Each flow group's, UDP source's and web traffic's settings, read and validated from the scenario.
 
 use super::*;
+use crate::tcp::profile::RtoEstimator;
 
 /// A flow group's settings resolved from the scenario (before topology specifics).
 pub(super) struct GroupSettings {
@@ -88,7 +89,11 @@ pub(super) fn group_settings(g: &FlowGroup, p: &str, duration: SimTime) -> Resul
     let mut rto = RtoConfig {
         initial: SimTime::from_millis(stack.rto_initial_ms),
         max: SimTime::from_millis(stack.rto_max_ms),
-        ns2_tick: stack.rto_tick_ms.map(SimTime::from_millis),
+        ns2_tick: match stack.rto {
+            RtoEstimator::Ns2Ticks(ms) => Some(SimTime::from_millis(ms)),
+            _ => None,
+        },
+        linux: stack.rto == RtoEstimator::Linux,
         ..RtoConfig::default()
     };
     if let Some(s) = &g.rto_min {
@@ -101,7 +106,7 @@ pub(super) fn group_settings(g: &FlowGroup, p: &str, duration: SimTime) -> Resul
         }
     }
     let delack_timeout = match &g.delack_timeout {
-        None => SimTime::from_millis(100),
+        None => SimTime::from_millis(stack.delack_timeout_ms),
         Some(s) => time(&format!("{p}.delack_timeout"), s)?,
     };
     let start = match &g.start {
@@ -161,8 +166,9 @@ pub(super) fn group_settings(g: &FlowGroup, p: &str, duration: SimTime) -> Resul
         rcv: ReceiverConfig {
             ack_size: ack_size as u32,
             sack: recovery == Recovery::Sack,
-            delayed_ack: g.delayed_ack.unwrap_or(false),
+            delayed_ack: g.delayed_ack.unwrap_or(stack.delayed_ack),
             delack_timeout,
+            quickacks: stack.quickacks,
         },
         start,
         spread,

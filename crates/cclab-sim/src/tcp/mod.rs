@@ -10,6 +10,7 @@ pub mod prr;
 pub mod rate;
 pub mod receiver;
 pub mod recovery;
+pub mod rto_linux;
 pub mod rto_ns2;
 pub mod rtt;
 pub mod rtt_timing;

@@ -33,6 +33,18 @@ pub enum RttSampling {
     OneTimed,
 }
 
+/// How the retransmission timeout follows the RTT samples.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RtoEstimator {
+    /// RFC 6298 in continuous time, `rto_min` a floor on the timeout (cclab).
+    Rfc6298,
+    /// RFC 6298 in integer ticks of this many ms (ns-2 `tcpTick_` 10 ms, tcp/rto_ns2.rs).
+    Ns2Ticks(u64),
+    /// SRTT + max(4 mdev, rto_min) with the variance decayed per round trip (Linux
+    /// `tcp_rtt_estimator()`, tcp/rto_linux.rs).
+    Linux,
+}
+
 /// What a retransmission timeout does to ssthresh.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RtoSsthresh {
@@ -80,9 +92,8 @@ pub struct StackProfile {
     pub rto_initial_ms: u64,
     /// Upper bound of the backed-off RTO (ns-2 `maxrto_` 60 s; Linux `TCP_RTO_MAX` 120 s).
     pub rto_max_ms: u64,
-    /// The RTO in integer ticks of this many ms (ns-2 `tcpTick_` 10 ms, tcp/rto_ns2.rs), or
-    /// RFC 6298 in continuous time.
-    pub rto_tick_ms: Option<u64>,
+    /// How the RTO is computed from the RTT samples.
+    pub rto: RtoEstimator,
     pub rtt_sampling: RttSampling,
     /// Karn's rule over the whole ACK: no RTT sample from an ACK that covers any
     /// retransmitted segment (RFC 6298 section 3; Linux `FLAG_RETRANS_DATA_ACKED`).
@@ -116,6 +127,18 @@ pub struct StackProfile {
     /// In SACK recovery the window follows Proportional Rate Reduction (RFC 6937, tcp/prr.rs,
     /// Linux `tcp_cwnd_reduction()`) instead of dropping to ssthresh at once (RFC 6675).
     pub prr: bool,
+    /// The receiver delays ACKs by default (RFC 1122 / 5681: every second segment or at
+    /// the timer; Linux always does, ns-2's default `Agent/TCPSink` does not).
+    pub delayed_ack: bool,
+    /// Default delayed-ACK timeout, ms (ns-2 `interval_` 100 ms; Linux `TCP_DELACK_MIN` 40 ms,
+    /// the value its adaptive ato settles at for back-to-back data; the adaptation and the
+    /// bound by the RTT are not modelled).
+    pub delack_timeout_ms: u64,
+    /// With delayed ACKs, the first ACKs of a connection that go out at once (Linux
+    /// `tcp_incr_quickack()` at the first data segment: rcv_wnd / (2 rcv_mss) with the
+    /// initial receive window of `TCP_DEFAULT_INIT_RCVWND` 10 segments, so 5; its re-entry
+    /// after an idle period longer than the RTO or on a CE mark is not modelled).
+    pub quickacks: u32,
 }
 
 impl StackProfile {
@@ -125,7 +148,7 @@ impl StackProfile {
         timestamps: true,
         rto_initial_ms: 1000,
         rto_max_ms: 60_000,
-        rto_tick_ms: None,
+        rto: RtoEstimator::Rfc6298,
         rtt_sampling: RttSampling::PerAck,
         karn: false,
         rto_ssthresh: RtoSsthresh::OpenOnly,
@@ -136,6 +159,9 @@ impl StackProfile {
         syn: false,
         sack: false,
         prr: false,
+        delayed_ack: false,
+        delack_timeout_ms: 100,
+        quickacks: 0,
     };
 
     pub const NS2: StackProfile = StackProfile {
@@ -144,7 +170,7 @@ impl StackProfile {
         timestamps: false,
         rto_initial_ms: 3000,
         rto_max_ms: 60_000,
-        rto_tick_ms: Some(10),
+        rto: RtoEstimator::Ns2Ticks(10),
         rtt_sampling: RttSampling::OneTimed,
         karn: true,
         rto_ssthresh: RtoSsthresh::Always,
@@ -155,6 +181,9 @@ impl StackProfile {
         syn: true,
         sack: false,
         prr: false,
+        delayed_ack: false,
+        delack_timeout_ms: 100,
+        quickacks: 0,
     };
 
     pub const LINUX: StackProfile = StackProfile {
@@ -163,7 +192,7 @@ impl StackProfile {
         timestamps: true,
         rto_initial_ms: 1000,
         rto_max_ms: 120_000,
-        rto_tick_ms: None,
+        rto: RtoEstimator::Linux,
         rtt_sampling: RttSampling::PerAck,
         karn: true,
         rto_ssthresh: RtoSsthresh::OpenOnly,
@@ -174,6 +203,9 @@ impl StackProfile {
         syn: false,
         sack: true,
         prr: true,
+        delayed_ack: true,
+        delack_timeout_ms: 40,
+        quickacks: 5,
     };
 
     /// Every profile, the default first.

@@ -14,6 +14,9 @@ pub struct ReceiverConfig {
     pub delayed_ack: bool,
     /// Delayed-ACK timeout (ns-2's `interval_` default: 100 ms).
     pub delack_timeout: SimTime,
+    /// With delayed ACKs, the first this many ACKs of the connection go out at once (Linux's
+    /// quick-ACK mode at the first data segment, net/ipv4/tcp_input.c `tcp_incr_quickack()`).
+    pub quickacks: u32,
 }
 
 #[derive(Clone, Copy, Debug, Default)]
@@ -52,6 +55,8 @@ pub struct Receiver {
     /// When the delayed-ACK timer expires, if running.
     pub delack_deadline: Option<SimTime>,
     pub stats: ReceiverStats,
+    /// Quick ACKs left (`icsk_ack.quick`).
+    quick: u32,
 }
 
 impl Receiver {
@@ -74,6 +79,7 @@ impl Receiver {
             ece: false,
             delack_deadline: None,
             stats: ReceiverStats::default(),
+            quick: cfg.quickacks,
         }
     }
 
@@ -113,7 +119,7 @@ impl Receiver {
             self.stats.delivered_bytes += n * p.size as u64;
             self.unacked += 1;
             // RFC 5681: ACK at once when a segment fills (part of) a gap.
-            immediate = had_gap || !self.cfg.delayed_ack || self.unacked >= 2 || p.flags & SYN != 0;
+            immediate = had_gap || !self.cfg.delayed_ack || self.unacked >= 2 || p.flags & SYN != 0 || self.quick > 0;
         } else {
             self.insert_ooo(seq);
             immediate = true;
@@ -170,6 +176,7 @@ impl Receiver {
 
     fn make_ack(&mut self, now: SimTime) -> Packet {
         self.unacked = 0;
+        self.quick = self.quick.saturating_sub(1); // Linux `tcp_dec_quickack_mode()`
         self.delack_deadline = None;
         self.last_ack_sent = self.rcv_nxt;
         let mut sack = [SackBlock::default(); 3];
@@ -223,6 +230,7 @@ mod tests {
                 sack: true,
                 delayed_ack: delayed,
                 delack_timeout: SimTime::from_millis(100),
+                quickacks: 0,
             },
         )
     }
@@ -286,6 +294,16 @@ mod tests {
         assert_eq!(r.on_delack_timer(SimTime::from_millis(101)).unwrap().seq, 3);
         // An out-of-order segment is acknowledged at once.
         assert!(r.on_data(&data(5, 4), SimTime(4)).is_some());
+    }
+
+    #[test]
+    fn in_quick_ack_mode_the_first_segments_are_acknowledged_one_by_one() {
+        let mut r = rx(true);
+        r.cfg.quickacks = 3;
+        r.quick = 3;
+        let acked: Vec<bool> = (0..7).map(|s| r.on_data(&data(s, s), SimTime(s)).is_some()).collect();
+        // Three quick ACKs, then every second segment.
+        assert_eq!(acked, [true, true, true, false, true, false, true]);
     }
 
     #[test]

@@ -1,5 +1,6 @@
 //! Round-trip time estimation and the retransmission timeout, RFC 6298.
 
+use super::rto_linux::LinuxRto;
 use super::rto_ns2::Ns2Rto;
 use crate::units::SimTime;
 
@@ -15,6 +16,9 @@ pub struct RtoConfig {
     pub granularity: SimTime,
     /// ns-2's integer-tick estimator with this tick (rto_ns2.rs) instead of RFC 6298's.
     pub ns2_tick: Option<SimTime>,
+    /// Linux's estimator (rto_linux.rs) instead of RFC 6298's: `min` bounds the variance
+    /// term, not the timeout.
+    pub linux: bool,
 }
 
 impl Default for RtoConfig {
@@ -25,6 +29,7 @@ impl Default for RtoConfig {
             max: SimTime::from_millis(60_000),
             granularity: SimTime::from_millis(1),
             ns2_tick: None,
+            linux: false,
         }
     }
 }
@@ -50,6 +55,8 @@ pub struct RttEstimator {
     pub rtt_max: SimTime,
     /// ns-2's estimator, which then sets the timeout (`RtoConfig::ns2_tick`).
     ns2: Option<Ns2Rto>,
+    /// Linux's estimator, which then sets the timeout (`RtoConfig::linux`).
+    linux: Option<LinuxRto>,
 }
 
 const ALPHA: f64 = 1.0 / 8.0;
@@ -70,15 +77,20 @@ impl RttEstimator {
             sum: 0.0,
             rtt_max: SimTime::ZERO,
             ns2: cfg.ns2_tick.map(|t| Ns2Rto::new(t.secs_f64(), cfg.initial.secs_f64())),
+            linux: cfg.linux.then(|| LinuxRto::new((cfg.min.0 / 1_000_000) as i64)),
         }
     }
 
-    /// One measurement `r` taken at `now` (ns-2's estimator counts the tick boundaries
-    /// since the segment left).
-    pub fn sample_at(&mut self, r: SimTime, now: SimTime) {
+    /// One measurement `r` taken at `now` on an ACK that leaves snd_una at `una` with
+    /// snd_nxt at `nxt` (ns-2's estimator counts the tick boundaries since the segment
+    /// left; Linux's decays its variance once per round of sequence numbers).
+    pub fn sample_at(&mut self, r: SimTime, now: SimTime, una: u64, nxt: u64) {
         self.sample(r);
         if let Some(n) = &mut self.ns2 {
             n.sample(r.secs_f64(), now.saturating_sub(r).secs_f64());
+        }
+        if let Some(l) = &mut self.linux {
+            l.sample((r.0 / 1_000_000) as i64, una, nxt);
         }
     }
 
@@ -116,7 +128,10 @@ impl RttEstimator {
         if let Some(n) = &self.ns2 {
             return SimTime::from_secs_f64(n.timeout(self.backoff, self.cfg.min.secs_f64(), self.cfg.max.secs_f64()));
         }
-        let mut t = self.rto;
+        let mut t = match &self.linux {
+            Some(l) => SimTime::from_secs_f64(l.rto()).min(self.cfg.max),
+            None => self.rto,
+        };
         for _ in 0..self.backoff {
             t = SimTime(t.0.saturating_mul(2));
             if t >= self.cfg.max {

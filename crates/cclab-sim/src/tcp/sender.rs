@@ -355,7 +355,7 @@ impl Sender {
             }
         }
         if let Some(r) = rtt {
-            self.rtt.sample_at(r, now);
+            self.rtt.sample_at(r, now, a, self.sb.high());
         }
 
         let mut newly_sacked = 0;
