@@ -236,14 +236,16 @@ def check(scenario: ScenarioArg, seed: SeedOpt = None) -> None:
 def crosscheck(
     scenario: ScenarioArg,
     peer: Annotated[
-        str, typer.Option("--with", help="The simulator to compare with: ns2 (ns-2.35, `apt-get install ns2`).")
+        str, typer.Option("--with", help="The simulator to compare with: ns2 (ns-2.35, `apt-get install ns2`) or ns3 "
+                     "(ns-3.44, `pip install ns3==3.44.post0`, and g++).")
     ] = "ns2",
     seeds: Annotated[int, typer.Option("--seeds", help="Seeds to run on both sides, 1 to 100.")] = 1,
     seed: SeedOpt = None,
     stack: Annotated[
         Optional[List[str]],
         typer.Option("--stack", help="Make every flow group follow this stack profile (repeatable for a "
-                     "folder; default for a folder: ns2 and cclab).", show_default=False),
+                     "folder; default for a folder: ns2 and cclab with ns2, linux and cclab with ns3).",
+                     show_default=False),
     ] = None,
     out: Annotated[
         Optional[Path],
@@ -252,14 +254,18 @@ def crosscheck(
     ] = None,
 ) -> None:
     """Run a scenario (or every scenario of a folder: the fidelity matrix) in cclab and in ns-2
-    and print both sides' metrics with their differences."""
+    or ns-3 and print both sides' metrics with their differences."""
     from .crosscheck import crosscheck as run_crosscheck
     from .crosscheck.matrix import markdown as matrix_markdown, run_matrix, with_stack
 
     if out is not None:
         _check_out(out)
     if scenario.is_dir():
-        stacks = stack or ["ns2", "cclab"]
+        from .crosscheck import PEERS
+
+        if peer not in PEERS:
+            fail("--with", f"{peer!r}; accepted: {' or '.join(PEERS)}")
+        stacks = stack or list(PEERS[peer].STACKS)
         for s in stacks:
             if s not in _core.stacks():
                 fail("--stack", f"{s!r}; accepted: {', '.join(_core.stacks())}")
