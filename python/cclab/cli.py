@@ -252,6 +252,11 @@ def crosscheck(
         typer.Option("--out", help="Also write report.md, runs.csv and each seed's peer script here "
                      "(for a folder: matrix.md and matrix.csv).", show_default=False),
     ] = None,
+    exclude: Annotated[
+        Optional[List[str]],
+        typer.Option("--exclude", help="For a folder: leave out this scenario (its file name without "
+                     ".toml; repeatable).", show_default=False),
+    ] = None,
 ) -> None:
     """Run a scenario (or every scenario of a folder: the fidelity matrix) in cclab and in ns-2
     or ns-3 and print both sides' metrics with their differences."""
@@ -269,8 +274,8 @@ def crosscheck(
         for s in stacks:
             if s not in _core.stacks():
                 fail("--stack", f"{s!r}; accepted: {', '.join(_core.stacks())}")
-        m = run_matrix(scenario, peer, seeds, stacks)
-        flags = "".join(f" --stack {s}" for s in stacks)
+        m = run_matrix(scenario, peer, seeds, stacks, exclude or ())
+        flags = "".join(f" --stack {s}" for s in stacks) + "".join(f" --exclude {x}" for x in exclude or ())
         md = matrix_markdown(m, peer, seeds, f"cclab crosscheck {scenario} --with {peer} --seeds {seeds}{flags}")
         sys.stdout.write(md)
         if out is not None:
@@ -278,6 +283,8 @@ def crosscheck(
             (out / "matrix.md").write_text(md)
             m.to_csv(out / "matrix.csv", index=False)
         return
+    if exclude:
+        fail("--exclude", f"{' '.join(exclude)!r}; accepted: only with a folder of scenarios")
     sc = load_scenario(scenario)
     if stack:
         if len(stack) > 1 or stack[0] not in _core.stacks():

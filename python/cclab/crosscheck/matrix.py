@@ -47,14 +47,20 @@ def with_stack(sc: Dict[str, Any], stack: str) -> Dict[str, Any]:
     return out
 
 
-def run_matrix(folder: Path, peer: str, seeds: int, stacks: Sequence[str]) -> pd.DataFrame:
-    """One row per (scenario, stack, metric): both means, the peer's range and the verdict."""
-    rows: List[Dict[str, Any]] = []
-    files = sorted(Path(folder).glob("*.toml"))
-    if not files:
-        from .errors import CrosscheckError
+def run_matrix(folder: Path, peer: str, seeds: int, stacks: Sequence[str],
+               exclude: Sequence[str] = ()) -> pd.DataFrame:
+    """One row per (scenario, stack, metric): both means, the peer's range and the verdict.
+    ``exclude``: scenario names (file stems) not to run."""
+    from .errors import CrosscheckError
 
+    rows: List[Dict[str, Any]] = []
+    every = sorted(Path(folder).glob("*.toml"))
+    if not every:
         raise CrosscheckError("SCENARIO", str(folder), "a scenario file, or a folder of them (*.toml)")
+    for name in exclude:
+        if name not in {f.stem for f in every}:
+            raise CrosscheckError("--exclude", name, f"the name of a scenario in {folder} (its file name without .toml)")
+    files = [f for f in every if f.stem not in exclude]
     for f in files:
         base = load_scenario(f)
         for stack in stacks:
