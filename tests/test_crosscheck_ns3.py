@@ -154,6 +154,17 @@ def test_the_matrix_lists_what_a_peer_refused_and_counts_only_the_rest():
     assert "## b" not in md
 
 
+def test_a_matrix_compares_ns3_with_the_linux_profile_and_excludes_only_scenarios_it_has(tmp_path):
+    from cclab.crosscheck.matrix import run_matrix
+
+    assert ns3.STACKS == ("linux", "cclab")
+    (tmp_path / "one.toml").write_text('name = "one"\nduration = "1s"\n[[flows]]\ncc = "newreno"\n')
+    with pytest.raises(CrosscheckError) as e:
+        run_matrix(tmp_path, "ns3", 1, ["linux"], exclude=["two"])
+    assert e.value.field == "--exclude"
+    assert run_matrix(tmp_path, "ns3", 1, ["linux"], exclude=["one"]).empty
+
+
 needs_ns3 = pytest.mark.skipif(ns3.available() is None,
                                reason="ns-3 is not installed (pip install ns3==3.44.post0, and g++)")
 
