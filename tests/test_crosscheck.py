@@ -171,14 +171,22 @@ def test_matrix_verdicts_follow_the_bar_of_each_kind_of_metric():
 
 
 MATRIX = sorted((Path(__file__).resolve().parents[1] / "scenarios" / "crosscheck").glob("*.toml"))
+#: Matrix scenarios for ns-3 only: ns-2.35 has no CUBIC, BIC or Scalable TCP as cclab's, and
+#: its Vegas recovers only as Reno; the rest must translate.
+NS3_ONLY = {"23-cubic-one", "24-cubic-four", "25-scalable-one", "26-bic-one", "27-cubic-ten-red",
+            "28-cubic-vs-newreno", "29-vegas-one-sack"}
 
 
 @pytest.mark.parametrize("path", MATRIX, ids=[p.stem for p in MATRIX])
 def test_every_matrix_scenario_translates_for_each_profile(path):
     from cclab.crosscheck.matrix import with_stack
 
-    assert len(MATRIX) >= 20
+    assert len(MATRIX) - len(NS3_ONLY) >= 20
     base = cclab.load_scenario(path)
     for stack in ("ns2", "cclab"):
+        if path.stem in NS3_ONLY:
+            with pytest.raises(CrosscheckError, match=r"^flows\[0\]\.(cc|recovery): "):
+                tcl(with_stack(base, stack))
+            continue
         text = tcl(with_stack(base, stack))
         assert text.count("[new Agent/TCP/") == sum(int(g.get("count", 1)) for g in base["flows"])

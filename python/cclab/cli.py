@@ -236,35 +236,46 @@ def check(scenario: ScenarioArg, seed: SeedOpt = None) -> None:
 def crosscheck(
     scenario: ScenarioArg,
     peer: Annotated[
-        str, typer.Option("--with", help="The simulator to compare with: ns2 (ns-2.35, `apt-get install ns2`).")
+        str, typer.Option("--with", help="The simulator to compare with: ns2 (ns-2.35, `apt-get install ns2`) or ns3 "
+                     "(ns-3.44, `pip install ns3==3.44.post0`, and g++).")
     ] = "ns2",
     seeds: Annotated[int, typer.Option("--seeds", help="Seeds to run on both sides, 1 to 100.")] = 1,
     seed: SeedOpt = None,
     stack: Annotated[
         Optional[List[str]],
         typer.Option("--stack", help="Make every flow group follow this stack profile (repeatable for a "
-                     "folder; default for a folder: ns2 and cclab).", show_default=False),
+                     "folder; default for a folder: ns2 and cclab with ns2, linux and cclab with ns3).",
+                     show_default=False),
     ] = None,
     out: Annotated[
         Optional[Path],
         typer.Option("--out", help="Also write report.md, runs.csv and each seed's peer script here "
                      "(for a folder: matrix.md and matrix.csv).", show_default=False),
     ] = None,
+    exclude: Annotated[
+        Optional[List[str]],
+        typer.Option("--exclude", help="For a folder: leave out this scenario (its file name without "
+                     ".toml; repeatable).", show_default=False),
+    ] = None,
 ) -> None:
     """Run a scenario (or every scenario of a folder: the fidelity matrix) in cclab and in ns-2
-    and print both sides' metrics with their differences."""
+    or ns-3 and print both sides' metrics with their differences."""
     from .crosscheck import crosscheck as run_crosscheck
     from .crosscheck.matrix import markdown as matrix_markdown, run_matrix, with_stack
 
     if out is not None:
         _check_out(out)
     if scenario.is_dir():
-        stacks = stack or ["ns2", "cclab"]
+        from .crosscheck import PEERS
+
+        if peer not in PEERS:
+            fail("--with", f"{peer!r}; accepted: {' or '.join(PEERS)}")
+        stacks = stack or list(PEERS[peer].STACKS)
         for s in stacks:
             if s not in _core.stacks():
                 fail("--stack", f"{s!r}; accepted: {', '.join(_core.stacks())}")
-        m = run_matrix(scenario, peer, seeds, stacks)
-        flags = "".join(f" --stack {s}" for s in stacks)
+        m = run_matrix(scenario, peer, seeds, stacks, exclude or ())
+        flags = "".join(f" --stack {s}" for s in stacks) + "".join(f" --exclude {x}" for x in exclude or ())
         md = matrix_markdown(m, peer, seeds, f"cclab crosscheck {scenario} --with {peer} --seeds {seeds}{flags}")
         sys.stdout.write(md)
         if out is not None:
@@ -272,6 +283,8 @@ def crosscheck(
             (out / "matrix.md").write_text(md)
             m.to_csv(out / "matrix.csv", index=False)
         return
+    if exclude:
+        fail("--exclude", f"{' '.join(exclude)!r}; accepted: only with a folder of scenarios")
     sc = load_scenario(scenario)
     if stack:
         if len(stack) > 1 or stack[0] not in _core.stacks():

@@ -9,8 +9,10 @@ into the peer's input, run there, and both give the same metrics, computed the s
 - over the whole run, start-up included: drops at the bottleneck queue, retransmitted
   packets, retransmission timeouts.
 
-A peer is a module with ``NAME``, ``available()``, ``script(net, duration, warmup, seed)`` and
-``run(script, timeout)``; ``PEERS`` lists them. What does not translate is refused with a
+A peer is a module with ``NAME``, ``SUFFIX``, ``CC_PARAMS``, ``available()``,
+``script(net, duration, warmup, seed)``, ``run(script, timeout)``, ``delivered_bytes(start, end,
+flow, warmup)`` and the names of its ``RETRANSMITS`` and ``TIMEOUTS`` counters; ``PEERS`` lists
+them (ns2.py: ns-2.35; ns3.py: ns-3). What does not translate is refused with a
 CrosscheckError naming the field.
 """
 
@@ -29,13 +31,13 @@ from .. import _core
 from ..result import Result
 from ..run import run_built
 from ..scenario import SEED_MAX, _to_json, as_scenario, resolve_seed
-from . import ns2
+from . import ns2, ns3
 from .errors import CrosscheckError
 from .network import monitored as monitored_links
 
-PEERS = {ns2.NAME: ns2}
+PEERS = {ns2.NAME: ns2, ns3.NAME: ns3}
 
-__all__ = ["CrosscheckError", "Crosscheck", "crosscheck", "PEERS"]
+__all__ = ["CrosscheckError", "Crosscheck", "crosscheck", "refusal", "PEERS"]
 
 
 @dataclasses.dataclass
@@ -107,7 +109,7 @@ def _cclab_metrics(res: Result, net: Mapping[str, Any], monitored: Sequence[int]
     return m
 
 
-def _peer_metrics(got: Mapping[str, Any], net: Mapping[str, Any], monitored: Sequence[int],
+def _peer_metrics(mod: Any, got: Mapping[str, Any], net: Mapping[str, Any], monitored: Sequence[int],
                   duration: float, warmup: float) -> Dict[str, float]:
     end = got["E"]
     start = got.get("W")
@@ -115,16 +117,10 @@ def _peer_metrics(got: Mapping[str, Any], net: Mapping[str, Any], monitored: Seq
     goodput = []
     for i, f in enumerate(net["flows"]):
         e, s = end["flows"][i], (start["flows"][i] if start else None)
-        if e["arrived"] >= 0:  # counted at the receiver, as cclab counts
-            got_pkts = e["arrived"] - (s["arrived"] if s else 0.0)
-        else:  # the sender's cumulative ACK (starts at -1)
-            got_pkts = e["ack_"] - (s["ack_"] if s else -1.0)
-        # ns-2's seq 0 is a 40-byte SYN (syn_ is on by default): not a full packet of data.
-        syn = 1.0 if f["start_s"] >= warmup else 0.0
-        goodput.append((got_pkts * f["packet_size"] - syn * (f["packet_size"] - 40)) * 8.0 / span)
+        goodput.append(mod.delivered_bytes(s, e, f, warmup) * 8.0 / span)
     m: Dict[str, float] = {}
     _common(m, goodput, [f["group"] for f in net["flows"]],
-            sum(f["nrexmitpack_"] for f in end["flows"]), sum(f["nrexmit_"] for f in end["flows"]))
+            sum(f[mod.RETRANSMITS] for f in end["flows"]), sum(f[mod.TIMEOUTS] for f in end["flows"]))
     for i in monitored:
         link = net["links"][i]
         drops, dep, integ = end["queues"][i]
@@ -156,6 +152,21 @@ def _refuse_untranslated_params(sc: Mapping[str, Any], mod: Any) -> None:
                 which = ", ".join(mapped) if mapped else "none"
                 raise CrosscheckError(f"flows[{i}].cc_params.{name}", value,
                                       f"{which} for {g.get('cc')} ({mod.NAME} runs its own values of the others)")
+
+
+def refusal(scenario: Union[Mapping[str, Any], str], peer: str) -> Optional[CrosscheckError]:
+    """Why ``scenario`` does not translate for ``peer`` (its first seed's build), or None."""
+    mod = PEERS[peer]
+    sc = as_scenario(scenario)
+    try:
+        _refuse_untranslated_params(sc, mod)
+        seed = resolve_seed(None, sc)
+        sim = _core.Sim(_to_json(sc), seed)
+        net = json.loads(sim.network())
+        mod.script(net, sim.duration, float(net["warmup_s"]), seed)
+    except CrosscheckError as e:
+        return e
+    return None
 
 
 def crosscheck(scenario: Union[Mapping[str, Any], str], peer: str = "ns2", seeds: int = 1,
@@ -192,6 +203,6 @@ def crosscheck(scenario: Union[Mapping[str, Any], str], peer: str = "ns2", seeds
         res = run_built(sim, s)
         got = mod.run(tcl, timeout)
         for sim_name, m in (("cclab", _cclab_metrics(res, net, monitored, duration, warmup)),
-                            (peer, _peer_metrics(got, net, monitored, duration, warmup))):
+                            (peer, _peer_metrics(mod, got, net, monitored, duration, warmup))):
             rows += [{"seed": s, "sim": sim_name, "metric": k, "value": v} for k, v in m.items()]
     return Crosscheck(str(sc.get("name") or "scenario"), peer, used, pd.DataFrame(rows))

@@ -18,7 +18,7 @@ from typing import Any, Dict, List, Sequence, Tuple
 import pandas as pd
 
 from ..scenario import load_scenario
-from . import crosscheck
+from . import crosscheck, refusal
 
 #: Relative tolerance by kind of metric (issue 14, "Done means").
 TOLERANCE = {"steady state": 0.05, "start-up": 0.20}
@@ -47,18 +47,30 @@ def with_stack(sc: Dict[str, Any], stack: str) -> Dict[str, Any]:
     return out
 
 
-def run_matrix(folder: Path, peer: str, seeds: int, stacks: Sequence[str]) -> pd.DataFrame:
-    """One row per (scenario, stack, metric): both means, the peer's range and the verdict."""
-    rows: List[Dict[str, Any]] = []
-    files = sorted(Path(folder).glob("*.toml"))
-    if not files:
-        from .errors import CrosscheckError
+def run_matrix(folder: Path, peer: str, seeds: int, stacks: Sequence[str],
+               exclude: Sequence[str] = ()) -> pd.DataFrame:
+    """One row per (scenario, stack, metric): both means, the peer's range and the verdict.
+    ``exclude``: scenario names (file stems) not to run."""
+    from .errors import CrosscheckError
 
+    rows: List[Dict[str, Any]] = []
+    every = sorted(Path(folder).glob("*.toml"))
+    if not every:
         raise CrosscheckError("SCENARIO", str(folder), "a scenario file, or a folder of them (*.toml)")
+    for name in exclude:
+        if name not in {f.stem for f in every}:
+            raise CrosscheckError("--exclude", name, f"the name of a scenario in {folder} (its file name without .toml)")
+    files = [f for f in every if f.stem not in exclude]
     for f in files:
         base = load_scenario(f)
         for stack in stacks:
-            t = crosscheck(with_stack(base, stack), peer, seeds=seeds).table()
+            sc = with_stack(base, stack)
+            why = refusal(sc, peer)
+            if why is not None:
+                rows.append({"scenario": f.stem, "stack": stack, "metric": "(not translated)",
+                             "kind": "not translated", "reason": str(why)})
+                continue
+            t = crosscheck(sc, peer, seeds=seeds).table()
             for r in t.itertuples(index=False):
                 a, b, rng = r.cclab, getattr(r, peer), getattr(r, peer + "_range")
                 k = kind(r.metric)
@@ -82,6 +94,11 @@ def markdown(m: pd.DataFrame, peer: str, seeds: int, command: str) -> str:
             gk = g[g["kind"] == k]
             cells.append(f"{int(gk['agrees'].sum())} of {len(gk)}")
         out.append(f"| {stack} | {cells[0]} | {cells[1]} |")
+    refused = m[m["kind"] == "not translated"]
+    if len(refused):
+        out += ["", f"## Not translated for {peer}", "", "| scenario | stack | why |", "|---|---|---|"]
+        out += [f"| {r.scenario} | {r.stack} | {r.reason} |" for r in refused.itertuples(index=False)]
+    m = m[m["kind"] != "not translated"]
     for sc, g in m.groupby("scenario", sort=False):
         stacks = list(dict.fromkeys(g["stack"]))
         out += ["", f"## {sc}", "", "| metric | " + " | ".join(f"{peer} / cclab `{s}`" for s in stacks) + " |",

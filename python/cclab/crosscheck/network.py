@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any, List, Mapping
 
+from .errors import CrosscheckError
+
 
 def monitored(net: Mapping[str, Any]) -> List[int]:
     """The links whose queues are compared: a dumbbell's bottleneck, every link of a graph,
@@ -11,3 +13,12 @@ def monitored(net: Mapping[str, Any]) -> List[int]:
     data = {i for f in net["flows"] for i in f["path_data"]}
     return [i for i, l in enumerate(net["links"])
             if l["role"] in ("bottleneck", "link") or (l["role"] == "reverse" and i in data)]
+
+
+def check_tree(net: Mapping[str, Any]) -> None:
+    """ns-2 and ns-3 route by hop count, cclab by delay: only a network without alternative
+    paths (a tree of duplex links) routes alike in all of them."""
+    pairs = {tuple(sorted((l["from"], l["to"]))) for l in net["links"]}
+    if len(pairs) != net["nodes"] - 1:
+        raise CrosscheckError("topology", f"{len(pairs)} node pairs joined among {net['nodes']} nodes",
+                              "a network without alternative paths (a dumbbell, or a tree of links)")

@@ -27,9 +27,11 @@ import subprocess
 from typing import Any, Dict, List, Mapping, Optional
 
 from .errors import CrosscheckError
-from .network import monitored as monitored_links
+from .network import check_tree, monitored as monitored_links
 
 NAME = "ns2"
+#: The stack profiles a fidelity matrix compares with this peer by default.
+STACKS = ("ns2", "cclab")
 SUFFIX = ".tcl"
 #: The cc_params the translation carries over, by algorithm (the rest are refused).
 CC_PARAMS = {"vegas": ("alpha", "beta", "gamma")}
@@ -39,6 +41,8 @@ NO_RWND = 1_000_000
 #: highest cumulative ACK, retransmitted packets and timeouts, and the packets that left the
 #: last link towards the receiver (-1 where other traffic shares that link).
 FLOW_COUNTERS = ("ack_", "nrexmitpack_", "nrexmit_", "arrived")
+#: The counters of retransmitted packets and of timeouts among them.
+RETRANSMITS, TIMEOUTS = "nrexmitpack_", "nrexmit_"
 
 
 def available() -> Optional[str]:
@@ -106,22 +110,13 @@ def _queue(link: Mapping[str, Any]) -> tuple[str, int, List[str]]:
     raise CrosscheckError(field, q["kind"], "droptail, red or ared (ns-2 has no gARED or XCP router as cclab's)")
 
 
-def _check_graph(net: Mapping[str, Any]) -> None:
-    """ns-2 routes by hop count, cclab by delay: only a network without alternative paths
-    (a tree of duplex links) routes alike in both."""
-    pairs = {tuple(sorted((l["from"], l["to"]))) for l in net["links"]}
-    if len(pairs) != net["nodes"] - 1:
-        raise CrosscheckError("topology", f"{len(pairs)} node pairs joined among {net['nodes']} nodes",
-                              "a network without alternative paths (a dumbbell, or a tree of links)")
-
-
 def script(net: Mapping[str, Any], duration: float, warmup: float, seed: int) -> str:
     """The Tcl script of the built network ``net`` (refuses what does not map)."""
     if net["udp_sources"]:
         raise CrosscheckError("udp", f"{net['udp_sources']} sources", "no UDP sources (not translated yet)")
     if net["web"]:
         raise CrosscheckError("web", "(set)", "no web traffic (ns-2 has no cclab web model)")
-    _check_graph(net)
+    check_tree(net)
     out = ["set ns [new Simulator]", f"ns-random {seed}", f"$defaultRNG seed {seed}",
            "set nul [open /dev/null w]"]
     out.append(f"for {{set i 0}} {{$i < {net['nodes']}}} {{incr i}} {{ set n($i) [$ns node] }}")
@@ -244,6 +239,18 @@ def parse(text: str) -> Dict[str, Any]:
         raise CrosscheckError("ns output", text.strip().splitlines()[-1][:200] if text.strip() else "(empty)",
                               "a run that reaches its end (see the script)")
     return got
+
+
+def delivered_bytes(start: Optional[Mapping[str, float]], end: Mapping[str, float],
+                    f: Mapping[str, Any], warmup: float) -> float:
+    """Bytes the flow delivered in [warmup, end], counted in cclab's packet size."""
+    if end["arrived"] >= 0:  # counted at the receiver, as cclab counts
+        got_pkts = end["arrived"] - (start["arrived"] if start else 0.0)
+    else:  # the sender's cumulative ACK (starts at -1)
+        got_pkts = end["ack_"] - (start["ack_"] if start else -1.0)
+    # ns-2's seq 0 is a 40-byte SYN (syn_ is on by default): not a full packet of data.
+    syn = 1.0 if f["start_s"] >= warmup else 0.0
+    return got_pkts * f["packet_size"] - syn * (f["packet_size"] - 40)
 
 
 def run(tcl: str, timeout: float) -> Dict[str, Any]:

@@ -1,0 +1,371 @@
+"""The ns-3 side of ``cclab crosscheck``: a built cclab network (``_core.Sim.network()``)
+written as a plain-text description, run by one C++ program compiled against the ns-3 of
+the ``ns3`` wheel (``pip install ns3==3.44.post0``: headers and libraries, no bindings), its
+counters read back.
+
+The program (ns3_crosscheck.cc, beside this file) is compiled once per machine, on first
+use, into ``~/.cache/cclab/ns3/<hash of source, ns-3 version and flags>/``; a scenario is
+data, not code. What ns-3 counts or builds differently is said here and beside the line:
+
+- **Queues.** Without flow control ns-3 installs no queue disc, and a point-to-point
+  device's DropTailQueue holds only packets waiting (``TransmitStart`` takes the one it
+  sends out of it): cclab's DropTail buffer B is that queue with MaxSize B (B - 1 with
+  ``count_in_service = 1``). RED needs the backlog in a queue disc, so the device keeps
+  one packet staged behind the one on the wire and stops its queue until it is taken
+  (flow control, as ns-3's tcp-validation.cc does): the RedQueueDisc's MaxSize is B - 1,
+  and RED averages a length one packet shorter than cclab's while the link is busy.
+  cclab's resolved RED parameters are set explicitly; ``ARED`` stays false because ns-3
+  then overwrites MinTh, MaxTh and QW with its own (red-queue-disc.cc
+  ``InitializeParams``), and ared is ``AdaptMaxP`` with cclab's alpha, beta, interval,
+  top and bottom.
+- **Bytes.** ns-3's SegmentSize is the payload; a data packet adds 20 (TCP) + 20 (IP) +
+  2 (PPP) bytes, + 12 with timestamps (10 of option, 2 of padding). The payload is cclab's
+  packet size less those, so the same number of bytes crosses each link per packet and
+  goodput (payload bytes delivered / payload x packet size) counts packets as cclab does.
+  Residual: ns-3's ACKs are 42 bytes (+12, + SACK blocks), cclab's ``ack_size``.
+- **Recovery.** cclab's ``recovery = "sack"`` is ns-3's SACK (RFC 6675) and ``"newreno"``
+  ns-3 without SACK (it counts duplicate ACKs as SACKed segments, TcpTxBuffer
+  ``AddRenoSack``, and leaves recovery at the recovery point as RFC 6582). ns-3 has no
+  Reno recovery (leaving at the first partial ACK): ``"reno"`` is refused. The window in
+  recovery is ``TcpClassicRecovery`` (ssthresh plus the duplicate ACKs, RFC 5681/6582) for
+  every profile, ``linux`` included, although ns-3's default and Linux's is PRR (RFC 6937):
+  cclab has no PRR in any profile, so PRR would compare two different recoveries.
+- **Start.** ns-3 opens with a three-way handshake; cclab's ``cclab`` and ``linux``
+  profiles send data at the start time: ns-3's data starts one round trip later, and its
+  first RTT sample is the SYN's. The SYN's timeout is ``rto_initial`` (ConnTimeout).
+- **Counters.** Retransmitted packets are the socket's ``Retransmission`` trace; ns-3 has
+  no timeout counter, so a timeout is the RTO doubling that ``ReTxTimeout`` does (see the
+  program). Drops at a link are its queue's and its loss model's.
+- **Loss.** A link's random loss is a RateErrorModel on the receiving device: the packet is
+  lost after it crossed the queue and the link (cclab drops it on arrival at the queue, so
+  ns-3's link carries the lost packets too).
+- **Not mapped, left at ns-3's:** the RTO's upper bound (60 s in ``ReTxTimeout``), clock
+  granularity 1 ms (cclab's too). Limited transmit follows the profile (cclab: off).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.metadata
+import importlib.util
+import os
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+from typing import Any, Dict, List, Mapping, Optional, Tuple
+
+from .errors import CrosscheckError
+from .network import check_tree, monitored as monitored_links
+
+NAME = "ns3"
+#: The stack profiles a fidelity matrix compares with this peer by default.
+STACKS = ("linux", "cclab")
+SUFFIX = ".ns3.txt"
+#: The cc_params the translation carries over, by algorithm (the rest are refused).
+CC_PARAMS = {"vegas": ("alpha", "beta", "gamma")}
+#: The flow counters the program prints, in order.
+FLOW_COUNTERS = ("rx_bytes", "retransmitted", "timeouts")
+RETRANSMITS, TIMEOUTS = "retransmitted", "timeouts"
+SOURCE = Path(__file__).with_name("ns3_crosscheck.cc")
+#: ns-3 congestion controls by cclab name, with the attributes that make them cclab's
+#: defaults (crates/cclab-sim/src/cc/*.rs tables).
+CC = {
+    "reno": ("ns3::TcpNewReno", {}),
+    "newreno": ("ns3::TcpNewReno", {}),
+    "highspeed": ("ns3::TcpHighSpeed", {}),  # RFC 3649's table, as cclab's table = 1
+    "vegas": ("ns3::TcpVegas", {}),
+    # cclab's variant 0 (RFC 9438): C 0.4, beta 0.7, fast convergence, Reno-friendly region,
+    # and no HyStart (ns-3 turns it on by default).
+    "cubic": ("ns3::TcpCubic", {"HyStart": "false", "C": "0.4", "Beta": "0.7",
+                                 "FastConvergence": "true", "TcpFriendliness": "true"}),
+    # cclab a = 0.01 per acknowledged packet: one packet per 100 acknowledged (AIFactor);
+    # b = 0.125. ns-3 is Reno-like below AIFactor packets, cclab below lwnd = 16.
+    "scalable": ("ns3::TcpScalable", {"AIFactor": "100", "MDFactor": "0.125"}),
+    # cclab: the paper's midpoint (coefficient 2), S_max 32, beta 0.8, low_window 14.
+    "bic": ("ns3::TcpBic", {"BinarySearchCoefficient": "2", "MaxIncr": "32", "Beta": "0.8",
+                             "LowWnd": "14", "FastConvergence": "true"}),
+}
+RECOVERY = "ns3::TcpClassicRecovery"
+#: Bytes ns-3 adds to a segment's payload on a point-to-point link: TCP, IP, PPP headers.
+HEADERS = 20 + 20 + 2
+TIMESTAMP_OPTION = 12
+#: A queue "without limit": the largest MaxSize ns-3's QueueSize takes in packets.
+UNLIMITED = 2**32 - 1
+#: Socket buffers when the path has an unlimited queue, and their upper bound (bytes).
+BIG_BUFFER = 2**30
+
+
+def _prefix() -> Optional[Path]:
+    """The installed ns3 package's folder (with include/ and lib64/), or None."""
+    try:
+        spec = importlib.util.find_spec("ns3")
+    except (ImportError, ValueError):
+        return None
+    if spec is None:
+        return None
+    for loc in list(spec.submodule_search_locations or []) + ([str(Path(spec.origin).parent)] if spec.origin else []):
+        p = Path(loc)
+        if (p / "include" / "ns3").is_dir() and (p / "lib64").is_dir():
+            return p
+    return None
+
+
+def _compiler() -> Optional[str]:
+    return shutil.which(os.environ.get("CXX", "g++"))
+
+
+def available() -> Optional[str]:
+    """The ns-3 folder when both the ``ns3`` wheel and a C++ compiler are there, else None."""
+    p, cxx = _prefix(), _compiler()
+    return str(p) if p is not None and cxx is not None else None
+
+
+def _version() -> str:
+    v = importlib.metadata.version("ns3")
+    major_minor = ".".join(v.split(".")[:2])
+    return major_minor
+
+
+def _command(prefix: Path, cxx: str, out: Path) -> List[str]:
+    """The compile command (compile definitions as the wheel's CMake targets declare them)."""
+    ver = _version()
+    lib = prefix / "lib64"
+    defs = ["-D__LINUX__", "-DNS3_BUILD_PROFILE_RELEASE", "-DNS3_LOG_ENABLE", "-DNS3_ASSERT_ENABLE",
+            "-DHAVE_SQLITE3", "-DHAVE_LIBXML2", "-DHAVE_GSL"]
+    libs = [f"-lns{ver}-{m}" for m in ("traffic-control", "internet", "point-to-point", "bridge",
+                                         "network", "core")]
+    return [cxx, "-std=c++20", "-O2", "-pipe", *defs, f"-I{prefix / 'include'}", str(SOURCE), "-o", str(out),
+            f"-L{lib}", f"-Wl,-rpath,{lib}", f"-Wl,-rpath-link,{lib}", *libs, "-lpthread"]
+
+
+def binary() -> Path:
+    """The compiled program, compiled now if this source and ns-3 version have none yet."""
+    prefix, cxx = _prefix(), _compiler()
+    if prefix is None or cxx is None:
+        raise CrosscheckError("--with", NAME, "an installed ns-3 (pip install ns3==3.44.post0) and g++")
+    probe = _command(prefix, cxx, Path("OUT"))
+    key = hashlib.sha256(SOURCE.read_bytes() + "\0".join(probe).encode() + _version().encode()).hexdigest()[:16]
+    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "cclab" / "ns3" / key
+    exe = base / "ns3-crosscheck"
+    if exe.exists():
+        return exe
+    base.mkdir(parents=True, exist_ok=True)
+    # Compiled under a temporary name and renamed: two runs compiling at once both succeed.
+    fd, tmp = tempfile.mkstemp(dir=base, prefix=".build-")
+    os.close(fd)
+    p = subprocess.run(_command(prefix, cxx, Path(tmp)), capture_output=True, text=True)
+    if p.returncode != 0:
+        Path(tmp).unlink(missing_ok=True)  # the compiler may have removed it
+        errors = [x for x in p.stderr.splitlines() if "error" in x] or p.stderr.strip().splitlines() or ["(no message)"]
+        raise CrosscheckError("ns-3 program", "did not compile", f"a compiler that builds it ({errors[0][:300]})")
+    os.replace(tmp, exe)
+    return exe
+
+
+def payload(f: Mapping[str, Any]) -> int:
+    """ns-3's SegmentSize for a flow: cclab's packet size less ns-3's headers."""
+    return int(f["packet_size"]) - HEADERS - (TIMESTAMP_OPTION if f["timestamps"] else 0)
+
+
+def _fmt(v: float) -> str:
+    return repr(float(v))
+
+
+def _queue(link: Mapping[str, Any]) -> Tuple[str, int, List[str]]:
+    """The queue kind, its MaxSize in packets and its RED attributes for a cclab link."""
+    q = link["queue"]
+    field = f"link {link['name']}: queue"
+    if q is None:
+        raise CrosscheckError(field, "(not describable)", "droptail, red or ared")
+    if q["capacity_bytes"] is not None:
+        raise CrosscheckError(f"link {link['name']}: buffer", f"{q['capacity_bytes']}B", "a buffer in packets")
+    cap, p = q["capacity_pkts"], q["params"]
+    if q["kind"] == "droptail":
+        in_service = int(p.get("count_in_service", 0))
+        if cap is None:
+            return "droptail", UNLIMITED, []
+        if cap - in_service < 1:
+            raise CrosscheckError(f"link {link['name']}: buffer", f"{cap}pkts",
+                                  f"at least {1 + in_service} packets (ns-3's queue holds at least one)")
+        return "droptail", cap - in_service, []
+    if q["kind"] in ("red", "ared"):
+        if p["bytes"]:
+            raise CrosscheckError(field, "red in byte mode", "red or ared in packet mode")
+        if p["ecn"]:
+            raise CrosscheckError(f"{field}_params.ecn", "true", "false (ECN is not translated yet)")
+        if cap is not None and cap < 2:
+            raise CrosscheckError(f"link {link['name']}: buffer", f"{cap}pkts",
+                                  "at least 2 packets with RED (one is staged in the device)")
+        attrs = [
+            "ARED=false", "Ns1Compat=false", "UseEcn=false",
+            f"MinTh={_fmt(p['min_th'])}", f"MaxTh={_fmt(p['max_th'])}", f"QW={_fmt(p['q_weight'])}",
+            f"LInterm={_fmt(1.0 / p['max_p']) if p['max_p'] > 0 else '1e12'}",
+            f"MeanPktSize={int(p['mean_pktsize'])}",
+            f"Gentle={'true' if p['gentle'] else 'false'}", f"Wait={'true' if p['wait'] else 'false'}",
+            f"LinkBandwidth={int(link['rate_bps'])}bps", f"LinkDelay={_fmt(link['delay_s'])}s",
+        ]
+        if q["kind"] == "ared":
+            attrs += ["AdaptMaxP=true", f"Alpha={_fmt(p['alpha'])}", f"Beta={_fmt(p['beta'])}",
+                      f"Interval={_fmt(p['interval'])}s", f"Top={_fmt(p['top'])}", f"Bottom={_fmt(p['bottom'])}"]
+        else:
+            attrs += ["AdaptMaxP=false"]
+        return "red", UNLIMITED if cap is None else cap - 1, attrs
+    raise CrosscheckError(field, q["kind"], "droptail, red or ared (ns-3 has no gARED or XCP router as cclab's)")
+
+
+def _check_links(net: Mapping[str, Any]) -> None:
+    """ns-3's point-to-point channel has one delay for both directions."""
+    by_pair = {(l["from"], l["to"]): l for l in net["links"]}
+    for l in net["links"]:
+        back = by_pair.get((l["to"], l["from"]))
+        if back is None:
+            raise CrosscheckError(f"link {l['name']}", "one direction only", "links in both directions")
+        if back["delay_s"] != l["delay_s"]:
+            raise CrosscheckError(f"link {l['name']}: delay", l["delay_s"],
+                                  f"the delay of its reverse direction {back['name']} ({back['delay_s']})")
+
+
+def _buffers(net: Mapping[str, Any], f: Mapping[str, Any]) -> int:
+    """Socket buffers, bytes: four times what the flow's paths can hold (their bandwidth-delay
+    product and every limited queue on the data path), so that they never limit the window;
+    the largest when no queue on the path is limited."""
+    links = net["links"]
+    data = [links[i] for i in f["path_data"]]
+    rtt = sum(l["delay_s"] for l in data) + sum(links[i]["delay_s"] for i in f["path_ack"])
+    caps = [l["queue"]["capacity_pkts"] if l["queue"] else None for l in data]
+    if all(c is None for c in caps):
+        return BIG_BUFFER
+    held = min(l["rate_bps"] for l in data) * rtt / 8.0 + sum(c * f["packet_size"] for c in caps if c is not None)
+    return int(min(BIG_BUFFER, max(1 << 20, 4 * held)))
+
+
+def _flow(net: Mapping[str, Any], f: Mapping[str, Any], field: str) -> List[str]:
+    """The attribute tokens of a flow record (refuses what does not map)."""
+    if f["cc"] not in CC:
+        raise CrosscheckError(f"{field}.cc", f["cc"], ", ".join(CC) + " (the algorithms ns-3.44 has as cclab does)")
+    if f["recovery"] not in ("newreno", "sack"):
+        raise CrosscheckError(f"{field}.recovery", f["recovery"],
+                              "newreno or sack (ns-3 stays in recovery until the recovery point, as NewReno)")
+    if f["ecn"]:
+        raise CrosscheckError(f"{field}.ecn", "true", "false (not translated yet)")
+    if f["stop_s"] is not None:
+        raise CrosscheckError(f"{field}.stop", f["stop_s"], "no stop time (not translated yet)")
+    if f["overhead_s"]:
+        raise CrosscheckError(f"{field}.overhead", f["overhead_s"], "0 (ns-3 has no send jitter)")
+    if f["init_cwnd"] != int(f["init_cwnd"]):
+        raise CrosscheckError(f"{field}.init_cwnd", f["init_cwnd"],
+                              "a whole number of packets (ns-3's InitialCwnd is in segments)")
+    seg = payload(f)
+    if seg < 1:
+        raise CrosscheckError(f"{field}.packet_size", f["packet_size"],
+                              f"more than {HEADERS + (TIMESTAMP_OPTION if f['timestamps'] else 0)} bytes (ns-3's headers)")
+    cc_type, cc_attrs = CC[f["cc"]]
+    cc_attrs = dict(cc_attrs)
+    if f["cc"] == "vegas":
+        for name in ("alpha", "beta", "gamma"):
+            v = f["cc_params"][name]
+            if v != int(v):
+                raise CrosscheckError(f"{field}.cc_params.{name}", v, "a whole number of packets (ns-3's TcpVegas)")
+            cc_attrs[name.capitalize()] = str(int(v))
+    buf = _buffers(net, f)
+    rcv = buf
+    if f["rwnd"] is not None:
+        # The advertised window is the receive buffer; one byte short of another segment so
+        # that window scaling's rounding down never costs a whole one.
+        rcv = f["rwnd"] * seg + seg - 1
+    tcp = {
+        "SegmentSize": seg, "InitialCwnd": int(f["init_cwnd"]),
+        "Sack": f["recovery"] == "sack", "Timestamp": f["timestamps"], "WindowScaling": True,
+        "ReTxThreshold": f["dupthresh"], "DelAckCount": 2 if f["delayed_ack"] else 1,
+        "DelAckTimeout": f"{_fmt(f['delack_timeout_s'])}s", "MinRto": f"{_fmt(f['rto_min_s'])}s",
+        "ConnTimeout": f"{_fmt(f['rto_initial_s'])}s", "DataRetries": 1_000_000, "ConnCount": 1_000_000,
+        # Limited transmit (RFC 3042) is in the ns2 and linux profiles, not in cclab's own.
+        "LimitedTransmit": f["stack"] != "cclab",
+        "SndBufSize": buf, "RcvBufSize": rcv, "TcpNoDelay": True,
+    }
+    if f["init_ssthresh"] is not None:
+        tcp["InitialSlowStartThreshold"] = min(UNLIMITED, int(f["init_ssthresh"] * seg))
+    size = 0 if f["size_pkts"] is None else int(f["size_pkts"]) * seg
+    toks = [f"src={f['src']}", f"dst={f['dst']}", f"cc={cc_type}", f"recovery={RECOVERY}",
+            f"start={_fmt(f['start_s'])}", f"bytes={size}", f"payload={seg}"]
+    toks += [f"tcp.{k}={str(v).lower() if isinstance(v, bool) else v}" for k, v in tcp.items()]
+    toks += [f"cc.{k}={v}" for k, v in cc_attrs.items()]
+    return toks
+
+
+def script(net: Mapping[str, Any], duration: float, warmup: float, seed: int) -> str:
+    """The description of the built network ``net`` for the program (refuses what does not map)."""
+    if net["udp_sources"]:
+        raise CrosscheckError("udp", f"{net['udp_sources']} sources", "no UDP sources (not translated yet)")
+    if net["web"]:
+        raise CrosscheckError("web", "(set)", "no web traffic (ns-3 has no cclab web model)")
+    check_tree(net)
+    _check_links(net)
+    watched = set(monitored_links(net))
+    mtu = max([1500] + [int(f["packet_size"]) for f in net["flows"]])
+    out = ["ns3-crosscheck 1",
+           f"run seed={seed} duration={_fmt(duration)} warmup={_fmt(warmup)} nodes={net['nodes']} mtu={mtu}"]
+    for i, l in enumerate(net["links"]):
+        kind, limit, attrs = _queue(l)
+        out.append(f"link id={i} from={l['from']} to={l['to']} rate={int(l['rate_bps'])} delay={_fmt(l['delay_s'])} "
+                   f"loss={_fmt(l['loss'] or 0.0)} queue={kind} limit={limit} monitor={int(i in watched)}"
+                   + "".join(f" red.{a}" for a in attrs))
+    groups = list(dict.fromkeys(f["group"] for f in net["flows"]))
+    for i, f in enumerate(net["flows"]):
+        out.append(f"flow id={i} " + " ".join(_flow(net, f, f"flows[{groups.index(f['group'])}]")))
+    return "\n".join(out) + "\n"
+
+
+def parse(text: str) -> Dict[str, Any]:
+    """The counters the program printed: ``{"W"|"E": {"t", "flows": [{counter: v}], "queues": {link: (drops,
+    bytes sent, packets waiting integrated over time)}}}``."""
+    got: Dict[str, Any] = {}
+    for line in text.splitlines():
+        tok = line.split()
+        if not tok or tok[0] not in ("W", "E"):
+            continue
+        rec: Dict[str, Any] = {"t": float(tok[1]), "flows": [], "queues": {}}
+        k = 2
+        try:
+            while k < len(tok):
+                if tok[k] == "F":
+                    n = len(FLOW_COUNTERS)
+                    vals = tok[k + 1:k + 1 + n]
+                    if len(vals) != n:
+                        raise ValueError(line)
+                    rec["flows"].append({c: float(v) for c, v in zip(FLOW_COUNTERS, vals)})
+                    k += 1 + n
+                elif tok[k] == "Q":
+                    vals = tok[k + 2:k + 5]
+                    if len(vals) != 3:
+                        raise ValueError(line)
+                    rec["queues"][int(tok[k + 1])] = tuple(float(v) for v in vals)
+                    k += 5
+                else:
+                    raise ValueError(tok[k])
+        except ValueError:
+            raise CrosscheckError("ns-3 output", line[:80], "the report lines the program prints") from None
+        got[tok[0]] = rec
+    if "E" not in got:
+        raise CrosscheckError("ns-3 output", text.strip().splitlines()[-1][:200] if text.strip() else "(empty)",
+                              "a run that reaches its end")
+    return got
+
+
+def delivered_bytes(start: Optional[Mapping[str, float]], end: Mapping[str, float],
+                    f: Mapping[str, Any], warmup: float) -> float:
+    """Bytes of cclab-sized packets the flow delivered in [warmup, end]: the payload bytes the
+    receiving application read, in packets of ``payload(f)``, times cclab's packet size."""
+    got = end["rx_bytes"] - (start["rx_bytes"] if start else 0.0)
+    return got / payload(f) * f["packet_size"]
+
+
+def run(text: str, timeout: float) -> Dict[str, Any]:
+    """Runs the description ``text`` with the compiled program and returns the parsed counters."""
+    exe = binary()
+    p = subprocess.run([str(exe)], input=text, capture_output=True, text=True, timeout=timeout)
+    if p.returncode != 0:
+        last = (p.stderr.strip().splitlines() or ["(no message)"])[-1]
+        raise CrosscheckError("ns-3 exit status", p.returncode, f"0 (ns-3 said: {last[:200]})")
+    return parse(p.stdout)

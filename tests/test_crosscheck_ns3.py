@@ -1,0 +1,227 @@
+"""`cclab crosscheck --with ns3`: the translation of a built network into the ns-3 program's
+description, the reading of its counters, and (where the ns3 wheel and g++ are installed, as
+in CI) short runs whose answer is known on both sides."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+
+import pandas as pd
+import pytest
+
+from cclab import _core
+from cclab.crosscheck import CrosscheckError, crosscheck, ns3, refusal
+
+
+def scenario(queue=None, **flow):
+    g = {"name": "a", "cc": "newreno", "count": 2, "rtt": "60ms", "stack": "linux"}
+    g.update(flow)
+    bn = {"rate": "10Mbps", "delay": "20ms", "buffer": "30pkts"}
+    bn.update(queue or {})
+    return {"name": "xc", "duration": "5s", "topology": {"kind": "dumbbell", "bottleneck": bn}, "flows": [g]}
+
+
+def network(sc, seed=1):
+    return json.loads(_core.Sim(json.dumps(sc), seed).network())
+
+
+def text(sc, seed=1):
+    net = network(sc, seed)
+    return ns3.script(net, 5.0, net["warmup_s"], seed)
+
+
+def record(txt, kind, ident):
+    """The key=value pairs of record ``kind`` with ``id=ident``."""
+    for line in txt.splitlines():
+        tok = line.split()
+        if tok and tok[0] == kind and f"id={ident}" in tok:
+            return dict(t.split("=", 1) for t in tok[1:])
+    raise AssertionError(f"no {kind} {ident}")
+
+
+def test_droptail_holds_the_buffer_in_the_device_queue_one_less_if_it_counts_the_packet_in_service():
+    assert record(text(scenario()), "link", 0)["limit"] == "30"
+    assert record(text(scenario()), "link", 0)["queue"] == "droptail"
+    sc = scenario({"queue_params": {"count_in_service": 1}})
+    assert record(text(sc), "link", 0)["limit"] == "29"
+    # Only the bottleneck is compared (no flow's data crosses the reverse one).
+    assert [record(text(sc), "link", i)["monitor"] for i in (0, 1)] == ["1", "0"]
+
+
+def test_red_gets_cclabs_resolved_parameters_and_one_packet_less_for_the_device_slot():
+    sc = scenario({"queue": "red", "queue_params": {"min_th": 5, "max_th": 15, "max_p": 0.2}})
+    r = record(text(sc), "link", 0)
+    assert (r["queue"], r["limit"]) == ("red", "29")
+    assert (float(r["red.MinTh"]), float(r["red.MaxTh"]), float(r["red.LInterm"])) == (5.0, 15.0, 5.0)
+    assert r["red.ARED"] == "false" and r["red.AdaptMaxP"] == "false"
+    net = network(sc)
+    assert float(r["red.QW"]) == net["links"][0]["queue"]["params"]["q_weight"]
+    # Adaptive RED: ns-3's ARED flag would overwrite the thresholds, so only max_p adapts.
+    a = record(text(scenario({"queue": "ared"})), "link", 0)
+    assert a["red.ARED"] == "false" and a["red.AdaptMaxP"] == "true"
+    assert float(a["red.Interval"].rstrip("s")) == network(scenario({"queue": "ared"}))["links"][0]["queue"]["params"]["interval"]
+
+
+@pytest.mark.parametrize("ts, size, seg", [(True, 1500, 1446), (False, 1500, 1458), (True, 1000, 946)])
+def test_the_payload_leaves_the_same_bytes_on_the_wire_as_cclabs_packet(ts, size, seg):
+    f = record(text(scenario(timestamps=ts, packet_size=f"{size}B")), "flow", 0)
+    assert f["payload"] == f["tcp.SegmentSize"] == str(seg)
+    assert f["tcp.Timestamp"] == str(ts).lower()
+
+
+def test_flows_carry_their_resolved_settings_and_the_start_times_cclab_drew():
+    sc = scenario(recovery="sack", delayed_ack=True, init_cwnd=4, rto_min="300ms", size="100kB",
+                  start_spread="1s")
+    txt = text(sc, seed=7)
+    net = network(sc, seed=7)
+    for i in (0, 1):
+        f = record(txt, "flow", i)
+        assert float(f["start"]) == net["flows"][i]["start_s"]
+        assert (f["tcp.Sack"], f["tcp.DelAckCount"], f["tcp.InitialCwnd"]) == ("true", "2", "4")
+        assert f["tcp.MinRto"] == "0.3s" and f["tcp.ConnTimeout"] == "1.0s"
+        assert f["recovery"] == "ns3::TcpClassicRecovery"
+        assert int(f["bytes"]) == net["flows"][i]["size_pkts"] * int(f["payload"])
+    assert record(text(scenario(stack="cclab")), "flow", 0)["tcp.LimitedTransmit"] == "false"
+    assert record(text(scenario(recovery="newreno")), "flow", 0)["tcp.Sack"] == "false"
+
+
+def test_algorithms_get_ns3s_type_and_cclabs_constants():
+    cubic = record(text(scenario(cc="cubic")), "flow", 0)
+    assert cubic["cc"] == "ns3::TcpCubic" and cubic["cc.HyStart"] == "false"
+    vegas = record(text(scenario(cc="vegas", recovery="newreno")), "flow", 0)
+    assert (vegas["cc"], vegas["cc.Alpha"], vegas["cc.Beta"], vegas["cc.Gamma"]) == ("ns3::TcpVegas", "2", "4", "1")
+    vegas = record(text(scenario(cc="vegas", recovery="newreno", cc_params={"alpha": 3, "beta": 6})), "flow", 0)
+    assert (vegas["cc.Alpha"], vegas["cc.Beta"]) == ("3", "6")
+
+
+@pytest.mark.parametrize("change, field", [
+    ({"recovery": "reno"}, "flows[0].recovery"),
+    ({"cc": "westwood"}, "flows[0].cc"),
+    ({"overhead": "1ms"}, "flows[0].overhead"),
+    ({"init_cwnd": 2.5}, "flows[0].init_cwnd"),
+    ({"ecn": True}, "flows[0].ecn"),
+    ({"cc": "vegas", "recovery": "newreno", "cc_params": {"alpha": 2.5}}, "flows[0].cc_params.alpha"),
+])
+def test_what_does_not_map_is_refused_naming_the_field(change, field):
+    with pytest.raises(CrosscheckError) as e:
+        text(scenario(**change))
+    assert e.value.field == field
+    assert "accepted:" in str(e.value) and "\n" not in str(e.value)
+
+
+def test_queues_and_graphs_ns3_cannot_build_alike_are_refused():
+    with pytest.raises(CrosscheckError, match=r"^link bottleneck: buffer: 30000B"):
+        text(scenario({"buffer": "30000B"}))
+    with pytest.raises(CrosscheckError, match=r"^link bottleneck: buffer: 1pkts .*at least 2"):
+        text(scenario({"queue": "red", "buffer": "1pkts"}))
+    tri = {"name": "tri", "duration": "5s",
+           "topology": {"kind": "graph", "nodes": ["a", "b", "c"], "links": [
+               {"from": a, "to": b, "rate": "10Mbps", "delay": "5ms"} for a, b in ("ab", "bc", "ac")]},
+           "flows": [{"cc": "newreno", "src": "a", "dst": "c", "recovery": "sack"}]}
+    with pytest.raises(CrosscheckError, match=r"^topology: "):
+        text(tri)
+    # The matrix asks the same question before it runs anything.
+    assert refusal(scenario(recovery="reno"), "ns3").field == "flows[0].recovery"
+    assert refusal(scenario(), "ns3") is None
+
+
+def test_the_report_lines_are_read_back_and_a_run_that_did_not_end_is_an_error():
+    got = ns3.parse("junk\nW 2.0 F 1446 1 0 F 0 0 0 Q 0 3 1500 7.5\nE 5.0 F 14460 2 1 F 2892 0 0 Q 0 4 6000 30.5\n")
+    assert got["E"]["flows"][0] == {"rx_bytes": 14460.0, "retransmitted": 2.0, "timeouts": 1.0}
+    assert got["W"]["queues"][0] == (3.0, 1500.0, 7.5) and got["E"]["t"] == 5.0
+    f = {"packet_size": 1500, "timestamps": True}
+    assert ns3.delivered_bytes(got["W"]["flows"][0], got["E"]["flows"][0], f, 2.0) == 9 * 1500
+    with pytest.raises(CrosscheckError, match="a run that reaches its end"):
+        ns3.parse("W 2.0 F 9 1 0\n")
+    with pytest.raises(CrosscheckError, match="the report lines"):
+        ns3.parse("E 5.0 F 9 1\n")
+
+
+def test_the_matrix_lists_what_a_peer_refused_and_counts_only_the_rest():
+    from cclab.crosscheck.matrix import markdown
+
+    m = pd.DataFrame([
+        {"scenario": "a", "stack": "linux", "metric": "timeouts", "kind": "start-up", "cclab": 1.0, "ns3": 1.0,
+         "peer_min": 1.0, "peer_max": 1.0, "rel_diff": 0.0, "agrees": True},
+        {"scenario": "b", "stack": "linux", "metric": "(not translated)", "kind": "not translated",
+         "reason": "flows[0].recovery: reno cannot be cross-checked"},
+    ])
+    md = markdown(m, "ns3", 1, "cmd")
+    assert "| linux | 0 of 0 | 1 of 1 |" in md
+    assert "| b | linux | flows[0].recovery: reno cannot be cross-checked |" in md
+    assert "## b" not in md
+
+
+def test_a_matrix_compares_ns3_with_the_linux_profile_and_excludes_only_scenarios_it_has(tmp_path):
+    from cclab.crosscheck.matrix import run_matrix
+
+    assert ns3.STACKS == ("linux", "cclab")
+    (tmp_path / "one.toml").write_text('name = "one"\nduration = "1s"\n[[flows]]\ncc = "newreno"\n')
+    with pytest.raises(CrosscheckError) as e:
+        run_matrix(tmp_path, "ns3", 1, ["linux"], exclude=["two"])
+    assert e.value.field == "--exclude"
+    assert run_matrix(tmp_path, "ns3", 1, ["linux"], exclude=["one"]).empty
+
+
+needs_ns3 = pytest.mark.skipif(ns3.available() is None,
+                               reason="ns-3 is not installed (pip install ns3==3.44.post0, and g++)")
+
+
+@needs_ns3
+def test_the_program_refuses_a_malformed_description_naming_the_field():
+    exe = ns3.binary()
+    good = text(scenario())
+    bad = good.replace("queue=droptail limit=30", "queue=codel limit=30")
+    p = subprocess.run([str(exe)], input=bad, capture_output=True, text=True, timeout=60)
+    assert p.returncode == 2 and re.search(r"line 3: link\.queue = codel; accepted: droptail or red", p.stderr)
+    bad = good.replace("tcp.MinRto=", "tcp.MinRtoo=")
+    p = subprocess.run([str(exe)], input=bad, capture_output=True, text=True, timeout=60)
+    assert p.returncode == 2 and "flow.tcp.MinRtoo" in p.stderr
+
+
+@needs_ns3
+@pytest.mark.parametrize("size", ["1500B", "1000B"])
+def test_a_window_limited_flow_gets_the_same_goodput_in_both(size):
+    # One flow held to 10 packets by its receiver window on an idle 10 Mbit/s path: 10 packets
+    # per round trip in any correct simulator. A wrong delay, rate, payload or window in the
+    # translation moves one side only.
+    sc = scenario(count=1, rwnd=10, packet_size=size)
+    sc["warmup"] = "1s"
+    t = crosscheck(sc, "ns3", seeds=1).table().set_index("metric")
+    gp = t.loc["goodput, all flows (Mbit/s)"]
+    assert 1.0 < gp["ns3"] < 10.0
+    assert abs(gp["rel_diff"]) < 0.005, gp
+    assert abs(t.loc["bottleneck: utilization %", "rel_diff"]) < 0.005
+    assert t.loc["bottleneck: drops", "cclab"] == t.loc["bottleneck: drops", "ns3"] == 0
+    assert t.loc["retransmitted packets", "ns3"] == 0
+
+
+@needs_ns3
+def test_random_loss_is_counted_at_the_link_and_repaired():
+    # 5 % loss on the bottleneck of an otherwise unloaded path: ns-3's drops there are its
+    # error model's, about 5 % of the packets the link carried, and with SACK each loss is
+    # repaired by about one retransmission.
+    sc = scenario({"loss": 0.05, "buffer": "100pkts"}, count=1, rwnd=20, recovery="sack")
+    sc["warmup"] = "0s"
+    t = crosscheck(sc, "ns3", seeds=1).table().set_index("metric")
+    drops = t.loc["bottleneck: drops", "ns3"]
+    carried = t.loc["bottleneck: utilization %", "ns3"] / 100 * 10e6 * 5.0 / (8 * 1500)
+    assert 0.03 < drops / carried < 0.07, (drops, carried)
+    assert 0.8 * drops <= t.loc["retransmitted packets", "ns3"] <= 1.5 * drops
+
+
+@needs_ns3
+def test_a_graph_without_alternative_paths_runs_alike():
+    # A chain a - b - c with a 5 Mbit/s middle hop: a window-limited flow's goodput depends on
+    # every link's delay and the slow hop's rate, and each link of a graph is compared.
+    chain = {"name": "chain", "duration": "4s", "warmup": "1s",
+             "topology": {"kind": "graph", "nodes": ["a", "b", "c"], "links": [
+                 {"from": "a", "to": "b", "rate": "20Mbps", "delay": "5ms"},
+                 {"from": "b", "to": "c", "rate": "5Mbps", "delay": "15ms", "buffer": "50pkts"}]},
+             "flows": [{"cc": "newreno", "src": "a", "dst": "c", "rwnd": 8, "stack": "linux"}]}
+    t = crosscheck(chain, "ns3", seeds=1).table().set_index("metric")
+    gp = t.loc["goodput, all flows (Mbit/s)"]
+    assert 1.0 < gp["ns3"] < 5.0 and abs(gp["rel_diff"]) < 0.01, gp
+    assert sum(1 for m in t.index if m.endswith(": utilization %")) == 4
