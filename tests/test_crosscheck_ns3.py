@@ -81,10 +81,19 @@ def test_flows_carry_their_resolved_settings_and_the_start_times_cclab_drew():
         assert float(f["start"]) == net["flows"][i]["start_s"]
         assert (f["tcp.Sack"], f["tcp.DelAckCount"], f["tcp.InitialCwnd"]) == ("true", "2", "4")
         assert f["tcp.MinRto"] == "0.3s" and f["tcp.ConnTimeout"] == "1.0s"
-        assert f["recovery"] == "ns3::TcpClassicRecovery"
+        assert f["recovery"] == "ns3::TcpPrrRecovery"
         assert int(f["bytes"]) == net["flows"][i]["size_pkts"] * int(f["payload"])
     assert record(text(scenario(stack="cclab")), "flow", 0)["tcp.LimitedTransmit"] == "false"
     assert record(text(scenario(recovery="newreno")), "flow", 0)["tcp.Sack"] == "false"
+
+
+def test_only_the_linux_profile_with_sack_recovers_with_prr():
+    linux = record(text(scenario(recovery="sack")), "flow", 0)
+    assert linux["tcp.DelAckTimeout"] == "0.04s" and linux["tcp.MinRto"] == "0.2s"
+    assert linux["recovery"] == "ns3::TcpPrrRecovery"
+    # cclab's linux profile runs PRR only with SACK: without it both recover classically.
+    for other in (scenario(recovery="newreno"), scenario(stack="cclab", recovery="sack")):
+        assert record(text(other), "flow", 0)["recovery"] == "ns3::TcpClassicRecovery"
 
 
 def test_algorithms_get_ns3s_type_and_cclabs_constants():

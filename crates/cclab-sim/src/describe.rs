@@ -85,6 +85,8 @@ pub struct FlowInfo {
     pub packet_size: u32,
     pub ack_size: u32,
     pub recovery: &'static str,
+    /// Proportional Rate Reduction sets the window in recovery (the stack's choice, with SACK).
+    pub prr: bool,
     pub stack: &'static str,
     pub init_cwnd: f64,
     /// `None`: no initial threshold (infinite).
@@ -144,6 +146,7 @@ pub fn describe(sim: &Simulation) -> Network {
                 packet_size: c.mss,
                 ack_size: c.ack_size,
                 recovery: c.recovery.name(),
+                prr: c.stack.prr && c.recovery == crate::tcp::Recovery::Sack,
                 stack: c.stack.name,
                 init_cwnd: c.init_cwnd,
                 init_ssthresh: c.init_ssthresh.is_finite().then_some(c.init_ssthresh),

@@ -27,9 +27,10 @@ data, not code. What ns-3 counts or builds differently is said here and beside t
   ns-3 without SACK (it counts duplicate ACKs as SACKed segments, TcpTxBuffer
   ``AddRenoSack``, and leaves recovery at the recovery point as RFC 6582). ns-3 has no
   Reno recovery (leaving at the first partial ACK): ``"reno"`` is refused. The window in
-  recovery is ``TcpClassicRecovery`` (ssthresh plus the duplicate ACKs, RFC 5681/6582) for
-  every profile, ``linux`` included, although ns-3's default and Linux's is PRR (RFC 6937):
-  cclab has no PRR in any profile, so PRR would compare two different recoveries.
+  recovery follows the profile: ``TcpPrrRecovery`` (RFC 6937) where cclab's flow runs PRR
+  (the ``linux`` profile with SACK), else ``TcpClassicRecovery`` (ssthresh plus the
+  duplicate ACKs, RFC 5681/6582). cclab's linux profile runs PRR only with SACK; Linux and
+  ns-3 also run it without, so ``linux`` without SACK compares two different recoveries.
 - **Start.** ns-3 opens with a three-way handshake; cclab's ``cclab`` and ``linux``
   profiles send data at the start time: ns-3's data starts one round trip later, and its
   first RTT sample is the SYN's. The SYN's timeout is ``rto_initial`` (ConnTimeout).
@@ -41,6 +42,9 @@ data, not code. What ns-3 counts or builds differently is said here and beside t
   ns-3's link carries the lost packets too).
 - **Not mapped, left at ns-3's:** the RTO's upper bound (60 s in ``ReTxTimeout``), clock
   granularity 1 ms (cclab's too). Limited transmit follows the profile (cclab: off).
+- **Not in ns-3:** the ``linux`` profile's quick-ACK mode (its first ``quickacks`` segments
+  ACKed one by one; ns-3 delays from the first) and its RTO estimator (Linux puts the minimum
+  RTO on the variance term, ns-3's ``MinRto`` bounds the whole timeout, RFC 6298).
 """
 
 from __future__ import annotations
@@ -87,6 +91,7 @@ CC = {
                              "LowWnd": "14", "FastConvergence": "true"}),
 }
 RECOVERY = "ns3::TcpClassicRecovery"
+PRR_RECOVERY = "ns3::TcpPrrRecovery"
 #: Bytes ns-3 adds to a segment's payload on a point-to-point link: TCP, IP, PPP headers.
 HEADERS = 20 + 20 + 2
 TIMESTAMP_OPTION = 12
@@ -287,7 +292,7 @@ def _flow(net: Mapping[str, Any], f: Mapping[str, Any], field: str) -> List[str]
     if f["init_ssthresh"] is not None:
         tcp["InitialSlowStartThreshold"] = min(UNLIMITED, int(f["init_ssthresh"] * seg))
     size = 0 if f["size_pkts"] is None else int(f["size_pkts"]) * seg
-    toks = [f"src={f['src']}", f"dst={f['dst']}", f"cc={cc_type}", f"recovery={RECOVERY}",
+    toks = [f"src={f['src']}", f"dst={f['dst']}", f"cc={cc_type}", f"recovery={PRR_RECOVERY if f['prr'] else RECOVERY}",
             f"start={_fmt(f['start_s'])}", f"bytes={size}", f"payload={seg}"]
     toks += [f"tcp.{k}={str(v).lower() if isinstance(v, bool) else v}" for k, v in tcp.items()]
     toks += [f"cc.{k}={v}" for k, v in cc_attrs.items()]

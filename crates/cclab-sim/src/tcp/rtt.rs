@@ -129,8 +129,9 @@ impl RttEstimator {
             return SimTime::from_secs_f64(n.timeout(self.backoff, self.cfg.min.secs_f64(), self.cfg.max.secs_f64()));
         }
         let mut t = match &self.linux {
-            Some(l) => SimTime::from_secs_f64(l.rto()).min(self.cfg.max),
-            None => self.rto,
+            // Before the first sample Linux too holds the initial RTO (TCP_TIMEOUT_INIT).
+            Some(l) if self.samples > 0 => SimTime::from_secs_f64(l.rto()).min(self.cfg.max),
+            _ => self.rto,
         };
         for _ in 0..self.backoff {
             t = SimTime(t.0.saturating_mul(2));
@@ -186,5 +187,15 @@ mod tests {
         assert_eq!(e.rto(), SimTime::from_millis(800));
         e.backoff = 30;
         assert_eq!(e.rto(), SimTime::from_millis(60_000));
+    }
+
+    #[test]
+    fn linuxs_estimator_holds_the_initial_timeout_until_its_first_sample() {
+        let mut e = RttEstimator::new(RtoConfig { linux: true, ..Default::default() });
+        assert_eq!(e.rto(), SimTime::from_millis(1000), "TCP_TIMEOUT_INIT, not 0 from an empty estimator");
+        e.on_timeout();
+        assert_eq!(e.rto(), SimTime::from_millis(2000));
+        e.sample_at(SimTime::from_millis(100), SimTime::from_millis(3000), 10, 20);
+        assert_eq!(e.rto(), SimTime::from_millis(300), "3 x the first sample");
     }
 }
