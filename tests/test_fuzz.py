@@ -45,7 +45,7 @@ EXAMPLES = int(os.environ.get("CCLAB_FUZZ_EXAMPLES", "25"))
 # Fields a scenario may set that the files leave out, so they are fuzzed too.
 EXTRA_FLOW_FIELDS = ["init_cwnd", "init_ssthresh", "rwnd", "size", "packet_size", "ack_size", "access_buffer",
                      "access_rate", "rto_min", "rto_initial", "dupthresh", "overhead", "start_spread", "stop",
-                     "cc_params", "delack_timeout"]
+                     "cc_params", "delack_timeout", "stack", "recovery", "delayed_ack", "timestamps", "ecn"]
 EXTRA_TOP_FIELDS = ["sample_interval", "warmup", "duration", "seed"]
 UDP = {"rate": "10Mbps"}
 
@@ -59,7 +59,10 @@ numbers = st.sampled_from(["0", "1", "0.5", "1e-30", "1e308", "1e30", "-1", "nan
 unit_strings = st.builds(lambda n, u: n + u, numbers, units)
 odd_strings = st.sampled_from(["", "unlimited", "inf", "x" * 100_000, "1ms\n" * 50, "\x00", "\ud7ff",
                                "1ps", "0.5bps", "1e308pkts", "1e30B", "1000Pbps", "99999999999s"])
-values = st.one_of(floats, ints, unit_strings, odd_strings, st.booleans(), st.none(),
+# The names a field with a fixed set of values accepts (a stack, a recovery), so that every
+# profile and recovery is run with the other mutations, not only refused.
+names = st.sampled_from(["linux", "ns2", "cclab", "sack", "newreno", "reno"])
+values = st.one_of(floats, ints, unit_strings, odd_strings, names, st.booleans(), st.none(),
                    st.just([]), st.just({}), st.dictionaries(st.sampled_from(["beta", "alpha", "x"]), floats,
                                                              max_size=2))
 

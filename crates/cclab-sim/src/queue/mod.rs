@@ -89,7 +89,8 @@ pub static REGISTRY: Registry<Builder> =
 pub enum DropCause {
     /// The buffer was full.
     Overflow,
-    /// An active queue management decision (RED's early drop).
+    /// An active queue management decision: RED's early drop at enqueue, or a drop at
+    /// dequeue (`dequeue_or_drop`, as CoDel decides on the sojourn time).
     Early,
     /// Random loss on the link, independent of the queue.
     LinkLoss,

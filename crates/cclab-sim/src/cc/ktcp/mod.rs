@@ -64,7 +64,11 @@
 //! | `ktcp_low_window` | no period unless `w2` exceeds this window, packets | 38 for `highspeed`, else 0 | [0, 1e9] |
 //! | `ktcp_tc_max` | the largest `T_c` counted (eq. 2's period stops growing there); 0 = no bound | 0 | whole, [0, 1000000] |
 
-use super::{AckSample, CaState, CcHeader, CongestionControl, CwndEvent, ParamError, ParamReader, Params, SenderView};
+use super::{
+    AckSample, CaState, CcHeader, CongControl, CongestionControl, CwndEvent, ParamError, ParamReader, Params,
+    RateSample, SenderView,
+};
+use crate::units::Rate;
 use crate::units::SimTime;
 use std::borrow::Cow;
 
@@ -126,6 +130,8 @@ pub struct Ktcp {
     paused: SimTime,
     /// When the current non-aggressive period began.
     hold_since: Option<SimTime>,
+    /// The wrapped algorithm's last pacing rate (`cong_control` only), kept while holding.
+    pacing_rate: Option<Rate>,
 }
 
 impl Ktcp {
@@ -138,6 +144,7 @@ impl Ktcp {
             phase: Phase::Free,
             paused: SimTime::ZERO,
             hold_since: None,
+            pacing_rate: None,
         }
     }
 
@@ -160,6 +167,23 @@ impl Ktcp {
     fn inner_view(&self, v: &SenderView) -> SenderView {
         let now = self.hold_since.unwrap_or(v.now) - self.paused;
         SenderView { now, ..*v }
+    }
+
+    /// The wrapped algorithm's next window `w`, restrained: after a loss it may rise to
+    /// `w2`, where the non-aggressive period begins.
+    fn restrain(&mut self, v: &SenderView, w: f64) -> f64 {
+        match self.phase {
+            Phase::Free => w,
+            // Slow start is not restrained (only reachable if ssthresh was raised by hand).
+            Phase::Rising { .. } if v.cwnd < v.ssthresh => w,
+            Phase::Rising { w2 } if w >= w2 => {
+                let level = w2.max(v.cwnd);
+                self.phase = Phase::Holding { level, b: hold_packets(self.tc, w2), sent: 0 };
+                self.hold_since = Some(v.now);
+                level
+            }
+            Phase::Rising { .. } | Phase::Holding { .. } => w,
+        }
     }
 
     /// The period (if any) ends at `now`.
@@ -217,18 +241,38 @@ impl CongestionControl for Ktcp {
             return level;
         }
         let w = self.inner.cong_avoid(&self.inner_view(v), acked);
-        match self.phase {
-            Phase::Free => w,
-            // Slow start is not restrained (only reachable if ssthresh was raised by hand).
-            Phase::Rising { .. } if v.cwnd < v.ssthresh => w,
-            Phase::Rising { w2 } if w >= w2 => {
-                let level = w2.max(v.cwnd);
-                self.phase = Phase::Holding { level, b: hold_packets(self.tc, w2), sent: 0 };
-                self.hold_since = Some(v.now);
-                level
-            }
-            Phase::Rising { .. } | Phase::Holding { .. } => w,
+        self.restrain(v, w)
+    }
+
+    fn init(&mut self, v: &SenderView) -> Option<CongControl> {
+        self.inner.init(&self.inner_view(v))
+    }
+
+    /// Around an algorithm that sets its own window (`cong_control`), KTCP restrains the
+    /// window it returns as it restrains `cong_avoid`'s (the paper wraps only loss-based
+    /// windows; this is cclab's extension), and keeps its last pacing rate while holding.
+    fn cong_control(&mut self, v: &SenderView, rs: &RateSample) -> Option<CongControl> {
+        if let Phase::Holding { level, .. } = self.phase {
+            return Some(CongControl { cwnd: level, pacing_rate: self.pacing_rate });
         }
+        let mut c = self.inner.cong_control(&self.inner_view(v), rs)?;
+        c.cwnd = self.restrain(v, c.cwnd);
+        self.pacing_rate = c.pacing_rate;
+        Some(c)
+    }
+
+    fn uses_rate_samples(&self) -> bool {
+        self.inner.uses_rate_samples()
+    }
+
+    fn params(&self) -> Vec<(&'static str, f64)> {
+        let mut p = self.inner.params();
+        p.extend([
+            ("ktcp_alpha", self.cfg.alpha),
+            ("ktcp_low_window", self.cfg.low_window),
+            ("ktcp_tc_max", self.cfg.tc_max as f64),
+        ]);
+        p
     }
 
     fn pkts_acked(&mut self, v: &SenderView, s: &AckSample) {

@@ -254,3 +254,46 @@ fn ktcp_suffix_builds_around_any_registered_algorithm_and_splits_parameters() {
     let e = super::super::build("renoo+ktcp", &Params::new()).err().unwrap();
     assert_eq!((e.param.as_str(), e.value.as_str()), ("", "renoo+ktcp"));
 }
+
+/// A wrapped algorithm that sets its own window and pacing rate (as BBR would): it starts at
+/// 10 packets paced at 1,000 bytes/s and adds one packet per ACK, pacing at 100 x cwnd.
+struct Paced;
+
+impl CongestionControl for Paced {
+    fn name(&self) -> &'static str {
+        "paced"
+    }
+    fn ssthresh(&mut self, v: &SenderView) -> f64 {
+        0.8 * v.cwnd
+    }
+    fn cong_avoid(&mut self, v: &SenderView, _acked: u32) -> f64 {
+        v.cwnd
+    }
+    fn init(&mut self, _v: &SenderView) -> Option<CongControl> {
+        Some(CongControl { cwnd: 10.0, pacing_rate: Some(Rate(1000)) })
+    }
+    fn cong_control(&mut self, v: &SenderView, _rs: &RateSample) -> Option<CongControl> {
+        Some(CongControl { cwnd: v.cwnd + 1.0, pacing_rate: Some(Rate(100 * (v.cwnd as u64 + 1))) })
+    }
+    fn uses_rate_samples(&self) -> bool {
+        true
+    }
+}
+
+#[test]
+fn around_an_algorithm_that_sets_its_own_window_ktcp_forwards_its_hooks_and_restrains_that_window() {
+    let mut k = Ktcp::new(Box::new(Paced), KtcpConfig::default());
+    assert!(k.uses_rate_samples());
+    assert_eq!(k.init(&view(2.0, 1e9, CaState::Open)), Some(CongControl { cwnd: 10.0, pacing_rate: Some(Rate(1000)) }));
+    // Loss at 100: ssthresh 80, w2 = 90; the window it sets climbs to 90 and is held there.
+    assert_eq!(fast_retransmit(&mut k, 100.0), 80.0);
+    let rs = RateSample::default();
+    let mut w = 80.0;
+    for _ in 0..10 {
+        w = k.cong_control(&view(w, 80.0, CaState::Open), &rs).unwrap().cwnd;
+    }
+    assert_eq!(w, 90.0);
+    let held = k.cong_control(&view(90.0, 80.0, CaState::Open), &rs).unwrap();
+    assert_eq!(held, CongControl { cwnd: 90.0, pacing_rate: Some(Rate(9000)) }, "the last pacing rate, kept");
+    assert!(k.params().contains(&("ktcp_alpha", 0.9)));
+}
