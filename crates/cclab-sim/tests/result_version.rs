@@ -2,13 +2,13 @@
 //!
 //! A set of reference runs (every scenario file, every congestion control, every
 //! queue discipline, loss recoveries, random loss, send jitter, UDP and web
-//! traffic) is dumped to full precision and hashed. `result_version.txt` holds
-//! the version and the digest it was taken at:
-//! - digest unchanged: results unchanged, whatever else the change did;
-//! - digest changed, version not bumped: the change moves results, so cached runs
-//!   would be reused wrongly: bump `RESULT_VERSION` in src/lib.rs;
-//! - version bumped: write the new digest into the file (this test prints it;
-//!   `CCLAB_BLESS=1 cargo test --release --test result_version` writes it).
+//! traffic) is dumped to full precision and hashed, run by run. `result_version.txt`
+//! holds the version and each run's digest:
+//! - digests unchanged: results unchanged, whatever else the change did;
+//! - a recorded run's digest changed, version not bumped: the change moves results, so
+//!   cached runs would be reused wrongly: bump `RESULT_VERSION` in src/lib.rs;
+//! - a new run (a new algorithm) or a bumped version: record the digests with
+//!   `CCLAB_BLESS=1 cargo test --release --test result_version`.
 
 use cclab_sim::{cc, dump, results, Scenario, RESULT_VERSION};
 use sha2::{Digest, Sha256};
@@ -65,46 +65,61 @@ fn reference_runs() -> Vec<(String, String)> {
     runs
 }
 
-fn digest() -> String {
-    let mut h = Sha256::new();
-    for (name, text) in reference_runs() {
-        let mut sc = Scenario::from_toml(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
-        if name.ends_with(".toml") {
-            sc.duration = "12s".into();
-        }
-        let mut b = sc.build(1).unwrap_or_else(|e| panic!("{name}: {e}"));
-        b.sim.run_until(b.duration);
-        let r = results::collect(&b.sim, b.duration);
-        h.update(name.as_bytes());
-        h.update(dump::dump(&r, b.sim.events_handled, b.sim.pending_events()).as_bytes());
+/// Each reference run's digest, by name.
+fn digests() -> Vec<(String, String)> {
+    reference_runs()
+        .into_iter()
+        .map(|(name, text)| {
+            let mut sc = Scenario::from_toml(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
+            if name.ends_with(".toml") {
+                sc.duration = "12s".into();
+            }
+            let mut b = sc.build(1).unwrap_or_else(|e| panic!("{name}: {e}"));
+            b.sim.run_until(b.duration);
+            let r = results::collect(&b.sim, b.duration);
+            let mut h = Sha256::new();
+            h.update(dump::dump(&r, b.sim.events_handled, b.sim.pending_events()).as_bytes());
+            (name, format!("{:x}", h.finalize()))
+        })
+        .collect()
+}
+
+/// The record: `version N`, then one `digest<TAB>name` line per reference run.
+fn record(version: u32, runs: &[(String, String)]) -> String {
+    let mut s = format!("version {version}\n");
+    for (name, d) in runs {
+        s += &format!("{d}\t{name}\n");
     }
-    format!("{:x}", h.finalize())
+    s
 }
 
 #[test]
 fn a_change_of_results_comes_with_a_new_result_version() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(RECORD);
-    let now = digest();
-    let line = format!("{RESULT_VERSION} {now}\n");
+    let now = digests();
     if std::env::var_os("CCLAB_BLESS").is_some() {
-        std::fs::write(&path, &line).unwrap();
+        std::fs::write(&path, record(RESULT_VERSION, &now)).unwrap();
         return;
     }
     let saved = std::fs::read_to_string(&path).unwrap_or_default();
-    let mut it = saved.split_whitespace();
-    let (version, was): (u32, &str) = (it.next().and_then(|v| v.parse().ok()).unwrap_or(0), it.next().unwrap_or(""));
-    if now == was {
-        assert_eq!(version, RESULT_VERSION, "results unchanged: RESULT_VERSION must stay {version} ({RECORD})");
-        return;
+    let mut lines = saved.lines();
+    let version: u32 = lines.next().and_then(|l| l.strip_prefix("version ")).and_then(|v| v.parse().ok()).unwrap_or(0);
+    let was: std::collections::BTreeMap<&str, &str> =
+        lines.filter_map(|l| l.split_once('\t')).map(|(d, name)| (name, d)).collect();
+    // A run that was recorded and now gives other results: cached runs may be stale.
+    let changed: Vec<&str> =
+        now.iter().filter(|(n, d)| was.get(n.as_str()).is_some_and(|w| w != d)).map(|(n, _)| n.as_str()).collect();
+    if version == RESULT_VERSION {
+        assert!(
+            changed.is_empty(),
+            "the results of {changed:?} changed but RESULT_VERSION is still {version}: bump it in src/lib.rs so that \
+             cached runs are redone, then record the digests (CCLAB_BLESS=1 cargo test --release --test result_version)"
+        );
+        // A new reference run (a new algorithm, say) changes no earlier result, only the record.
+        let added: Vec<&str> =
+            now.iter().filter(|(n, _)| !was.contains_key(n.as_str())).map(|(n, _)| n.as_str()).collect();
+        assert!(added.is_empty(), "new reference runs {added:?}: record them with CCLAB_BLESS=1 ({RECORD})");
+    } else {
+        panic!("RESULT_VERSION is now {RESULT_VERSION}: record the new digests in {RECORD} (run with CCLAB_BLESS=1)");
     }
-    assert_ne!(
-        version, RESULT_VERSION,
-        "the reference runs' results changed (digest {was} -> {now}) but RESULT_VERSION is still {version}: \
-         bump it in src/lib.rs so that cached runs are redone"
-    );
-    panic!(
-        "RESULT_VERSION is now {RESULT_VERSION}: record the new digest in {RECORD}: `{}` \
-         (or run with CCLAB_BLESS=1)",
-        line.trim()
-    );
 }

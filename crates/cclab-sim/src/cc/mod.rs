@@ -51,6 +51,7 @@ pub mod tcp_gt;
 mod testing;
 pub mod ubr;
 pub mod vegas;
+pub mod vegas_ns2;
 pub mod westwood;
 pub mod xcp;
 
@@ -361,6 +362,12 @@ pub static BUILTIN: &[Entry<Builder>] = &[
         summary: "TCP Vegas (Brakmo, O'Malley, Peterson 1994): keep alpha..beta packets queued, +-1 packet per RTT",
         params: Schema::Read,
         build: vegas::build,
+    },
+    Entry {
+        name: "vegas-ns2",
+        summary: "TCP Vegas as ns-2.35's Agent/TCP/Vegas: slow start every other round, rounded mean-RTT estimate, 3/4 cut",
+        params: Schema::Read,
+        build: vegas_ns2::build,
     },
     Entry {
         name: "fast",

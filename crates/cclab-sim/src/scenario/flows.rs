@@ -7,6 +7,8 @@ use crate::tcp::profile::RtoEstimator;
 pub(super) struct GroupSettings {
     pub(super) count: u32,
     pub(super) cc_name: String,
+    /// The registry name built for `cc_name` under the group's stack (`StackProfile::variant_of`).
+    pub(super) build_name: String,
     pub(super) params: Params,
     pub(super) tcp: TcpConfig,
     pub(super) rcv: ReceiverConfig,
@@ -23,8 +25,15 @@ pub(super) fn group_settings(g: &FlowGroup, p: &str, duration: SimTime) -> Resul
         return Err(err(format!("{p}.count"), count, "a whole number from 1 to 1000000"));
     }
     let params: Params = g.cc_params.clone().unwrap_or_default();
+    let stack = match &g.stack {
+        None => StackProfile::CCLAB,
+        Some(s) => StackProfile::parse(s).ok_or_else(|| err(format!("{p}.stack"), s, StackProfile::NAMES))?,
+    };
+    // The stack's own flavour of the algorithm, where it has one (ns-2's Vegas).
+    let build_name = stack.variant_of(&g.cc).to_string();
+    let stack = stack.for_algorithm(&build_name);
     // Build once to validate the name and the parameters.
-    cc::build(&g.cc, &params).map_err(|e| {
+    cc::build(&build_name, &params).map_err(|e| {
         if e.param.is_empty() {
             err(format!("{p}.cc"), &g.cc, e.accepted)
         } else {
@@ -33,10 +42,6 @@ pub(super) fn group_settings(g: &FlowGroup, p: &str, duration: SimTime) -> Resul
             err(format!("{p}.cc_params.{}", e.param), written, e.accepted)
         }
     })?;
-    let stack = match &g.stack {
-        None => StackProfile::CCLAB,
-        Some(s) => StackProfile::parse(s).ok_or_else(|| err(format!("{p}.stack"), s, StackProfile::NAMES))?,
-    };
     let recovery = match &g.recovery {
         None => {
             if stack.sack {
@@ -149,6 +154,7 @@ pub(super) fn group_settings(g: &FlowGroup, p: &str, duration: SimTime) -> Resul
         overhead,
         count,
         cc_name: g.cc.clone(),
+        build_name,
         params,
         tcp: TcpConfig {
             mss: mss as u32,

@@ -139,6 +139,12 @@ pub struct StackProfile {
     /// initial receive window of `TCP_DEFAULT_INIT_RCVWND` 10 segments, so 5; its re-entry
     /// after an idle period longer than the RTO or on a CE mark is not modelled).
     pub quickacks: u32,
+    /// The algorithm this stack runs for a `cc` name, where its own differs: (name in the
+    /// scenario, registry name built). ns-2's Vegas is not Linux's (cc/vegas_ns2.rs).
+    pub cc_variants: &'static [(&'static str, &'static str)],
+    /// The opening segment (seq 0, with `syn`) carries a full packet instead of headers only
+    /// (ns-2's Vegas: its own `output()` sizes every segment alike; see `for_algorithm`).
+    pub syn_full_size: bool,
 }
 
 impl StackProfile {
@@ -162,6 +168,8 @@ impl StackProfile {
         delayed_ack: false,
         delack_timeout_ms: 100,
         quickacks: 0,
+        cc_variants: &[],
+        syn_full_size: false,
     };
 
     pub const NS2: StackProfile = StackProfile {
@@ -184,6 +192,8 @@ impl StackProfile {
         delayed_ack: false,
         delack_timeout_ms: 100,
         quickacks: 0,
+        cc_variants: &[("vegas", "vegas-ns2")],
+        syn_full_size: false,
     };
 
     pub const LINUX: StackProfile = StackProfile {
@@ -206,6 +216,8 @@ impl StackProfile {
         delayed_ack: true,
         delack_timeout_ms: 40,
         quickacks: 5,
+        cc_variants: &[],
+        syn_full_size: false,
     };
 
     /// Every profile, the default first.
@@ -213,6 +225,23 @@ impl StackProfile {
 
     /// The accepted names, for error messages.
     pub const NAMES: &'static str = "\"cclab\" (default), \"ns2\" or \"linux\"";
+
+    /// The registry name to build for `cc` under this stack.
+    pub fn variant_of<'a>(&self, cc: &'a str) -> &'a str {
+        self.cc_variants.iter().find(|(n, _)| *n == cc).map_or(cc, |(_, v)| v)
+    }
+
+    /// The profile as it applies to the algorithm built as `build_name`: ns-2's
+    /// `Agent/TCP/Vegas` overrides `output()` and `recv()`, so its seq 0 is a full packet
+    /// (tcp-vegas.cc `output`, no `headersize()`) and it has no limited transmit (its `recv`
+    /// never calls `send_one()`).
+    pub fn for_algorithm(mut self, build_name: &str) -> StackProfile {
+        if build_name == "vegas-ns2" {
+            self.syn_full_size = true;
+            self.limited_transmit = false;
+        }
+        self
+    }
 
     pub fn parse(name: &str) -> Option<StackProfile> {
         Self::ALL.into_iter().find(|p| p.name == name)

@@ -210,7 +210,7 @@ impl Sender {
             sack: [SackBlock::default(); 3],
             cc,
             flow: self.flow,
-            size: if syn { self.cfg.ack_size } else { self.cfg.mss },
+            size: if syn && !self.cfg.stack.syn_full_size { self.cfg.ack_size } else { self.cfg.mss },
             hop: 0,
             kind: Kind::Data,
             n_sack: 0,

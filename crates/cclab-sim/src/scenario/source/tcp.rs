@@ -52,7 +52,7 @@ pub(super) fn build(input: &SourceInput, net: &mut Network) -> Result<(), Scenar
             } else {
                 g.start
             };
-            let cc = cc::build(&g.cc_name, &g.params).expect("validated above");
+            let cc = cc::build(&g.build_name, &g.params).expect("validated above");
             let group = spec.name.clone().unwrap_or_else(|| format!("{}{}", g.cc_name, gi));
             sim.add_flow(FlowSetup {
                 name: format!("{group}.{k}"),
