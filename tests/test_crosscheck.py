@@ -69,10 +69,15 @@ def test_flows_carry_their_resolved_settings_and_the_start_times_cclab_drew():
     assert [f["start_s"] for f in network(sc, seed=8)["flows"]] != starts
 
 
-def test_vegas_gets_cclabs_thresholds_not_ns2s_defaults():
-    text = tcl(scenario(cc="vegas", recovery="reno", cc_params={"alpha": 3}))
+def test_vegas_gets_the_thresholds_cclab_resolved_for_the_flows_stack():
+    text = tcl(scenario(cc="vegas", recovery="reno", cc_params={"alpha": 0.5}))
     assert "new Agent/TCP/Vegas" in text
     assert "$tcp(0) set packetSize_ 1500\n" in text  # Vegas's output() adds no header bytes
+    # Under the ns2 stack cclab runs ns-2's Vegas, with ns-2's beta 3 and gamma 1.
+    for line in ("v_alpha_ 0.5", "v_beta_ 3.0", "v_gamma_ 1.0"):
+        assert f"$tcp(0) set {line}\n" in text, line
+    # Under cclab's own stack, Linux's Vegas and its beta 4.
+    text = tcl(scenario(cc="vegas", recovery="reno", stack="cclab", cc_params={"alpha": 3}))
     for line in ("v_alpha_ 3.0", "v_beta_ 4.0", "v_gamma_ 1.0"):
         assert f"$tcp(0) set {line}\n" in text, line
 

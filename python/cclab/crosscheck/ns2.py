@@ -26,6 +26,7 @@ import shutil
 import subprocess
 from typing import Any, Dict, List, Mapping, Optional
 
+from . import counters
 from .errors import CrosscheckError
 from .network import check_tree, monitored as monitored_links
 
@@ -217,28 +218,7 @@ def script(net: Mapping[str, Any], duration: float, warmup: float, seed: int) ->
 def parse(text: str) -> Dict[str, Any]:
     """The counters the script printed: ``{"W"|"E": {"t", "flows": [{counter: v}], "queues": {link: (pdrops,
     bdepartures, pkts-integral)}}}``."""
-    got: Dict[str, Any] = {}
-    for line in text.splitlines():
-        tok = line.split()
-        if not tok or tok[0] not in ("W", "E"):
-            continue
-        rec: Dict[str, Any] = {"t": float(tok[1]), "flows": [], "queues": {}}
-        k = 2
-        while k < len(tok):
-            if tok[k] == "F":
-                n = len(FLOW_COUNTERS)
-                rec["flows"].append({c: float(v) for c, v in zip(FLOW_COUNTERS, tok[k + 1:k + 1 + n])})
-                k += 1 + n
-            elif tok[k] == "Q":
-                rec["queues"][int(tok[k + 1])] = tuple(float(v) for v in tok[k + 2:k + 5])
-                k += 5
-            else:
-                raise CrosscheckError("ns output", line[:80], "the report lines the script prints")
-        got[tok[0]] = rec
-    if "E" not in got:
-        raise CrosscheckError("ns output", text.strip().splitlines()[-1][:200] if text.strip() else "(empty)",
-                              "a run that reaches its end (see the script)")
-    return got
+    return counters.parse(text, FLOW_COUNTERS, "ns output", "the script")
 
 
 def delivered_bytes(start: Optional[Mapping[str, float]], end: Mapping[str, float],

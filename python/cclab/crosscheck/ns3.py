@@ -59,6 +59,7 @@ import tempfile
 from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
+from . import counters
 from .errors import CrosscheckError
 from .network import check_tree, monitored as monitored_links
 
@@ -325,37 +326,7 @@ def script(net: Mapping[str, Any], duration: float, warmup: float, seed: int) ->
 def parse(text: str) -> Dict[str, Any]:
     """The counters the program printed: ``{"W"|"E": {"t", "flows": [{counter: v}], "queues": {link: (drops,
     bytes sent, packets waiting integrated over time)}}}``."""
-    got: Dict[str, Any] = {}
-    for line in text.splitlines():
-        tok = line.split()
-        if not tok or tok[0] not in ("W", "E"):
-            continue
-        rec: Dict[str, Any] = {"t": float(tok[1]), "flows": [], "queues": {}}
-        k = 2
-        try:
-            while k < len(tok):
-                if tok[k] == "F":
-                    n = len(FLOW_COUNTERS)
-                    vals = tok[k + 1:k + 1 + n]
-                    if len(vals) != n:
-                        raise ValueError(line)
-                    rec["flows"].append({c: float(v) for c, v in zip(FLOW_COUNTERS, vals)})
-                    k += 1 + n
-                elif tok[k] == "Q":
-                    vals = tok[k + 2:k + 5]
-                    if len(vals) != 3:
-                        raise ValueError(line)
-                    rec["queues"][int(tok[k + 1])] = tuple(float(v) for v in vals)
-                    k += 5
-                else:
-                    raise ValueError(tok[k])
-        except ValueError:
-            raise CrosscheckError("ns-3 output", line[:80], "the report lines the program prints") from None
-        got[tok[0]] = rec
-    if "E" not in got:
-        raise CrosscheckError("ns-3 output", text.strip().splitlines()[-1][:200] if text.strip() else "(empty)",
-                              "a run that reaches its end")
-    return got
+    return counters.parse(text, FLOW_COUNTERS, "ns-3 output", "the program")
 
 
 def delivered_bytes(start: Optional[Mapping[str, float]], end: Mapping[str, float],

@@ -66,7 +66,12 @@ impl Default for VegasConfig {
 }
 
 pub fn build(p: &Params) -> Result<Box<dyn CongestionControl>, ParamError> {
-    let d = VegasConfig::default();
+    Ok(Box::new(Vegas::new(read_config(p, VegasConfig::default())?)))
+}
+
+/// alpha, beta and gamma from `p`, `defaults` where absent (also vegas_ns2.rs's).
+pub fn read_config(p: &Params, defaults: VegasConfig) -> Result<VegasConfig, ParamError> {
+    let d = defaults;
     let mut r = ParamReader::new(p);
     let alpha = r.get("alpha", d.alpha, 0.0, 1e4)?;
     let beta = r.get("beta", d.beta, 0.0, 1e4)?;
@@ -79,7 +84,7 @@ pub fn build(p: &Params) -> Result<Box<dyn CongestionControl>, ParamError> {
             accepted: format!("a number of packets >= alpha ({alpha})"),
         });
     }
-    Ok(Box::new(Vegas::new(VegasConfig { alpha, beta, gamma })))
+    Ok(VegasConfig { alpha, beta, gamma })
 }
 
 /// Packets of this flow in queues: `cwnd · (1 − baseRTT/RTT)` (Expected − Actual, times baseRTT).

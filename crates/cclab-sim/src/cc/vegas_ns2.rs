@@ -41,7 +41,7 @@
 //! | `gamma` | leave slow start above this many packets queued | 1 (ns-2 `v_gamma_`) | [0, 10000] |
 
 use super::vegas::VegasConfig;
-use super::{AckSample, CcHeader, CongestionControl, CwndEvent, ParamError, ParamReader, Params, SenderView};
+use super::{AckSample, CcHeader, CongestionControl, CwndEvent, ParamError, Params, SenderView};
 use crate::units::SimTime;
 use std::collections::VecDeque;
 
@@ -49,20 +49,7 @@ use std::collections::VecDeque;
 pub const NS2_DEFAULTS: VegasConfig = VegasConfig { alpha: 1.0, beta: 3.0, gamma: 1.0 };
 
 pub fn build(p: &Params) -> Result<Box<dyn CongestionControl>, ParamError> {
-    let d = NS2_DEFAULTS;
-    let mut r = ParamReader::new(p);
-    let alpha = r.get("alpha", d.alpha, 0.0, 1e4)?;
-    let beta = r.get("beta", d.beta, 0.0, 1e4)?;
-    let gamma = r.get("gamma", d.gamma, 0.0, 1e4)?;
-    r.finish()?;
-    if beta < alpha {
-        return Err(ParamError {
-            param: "beta".into(),
-            value: beta.to_string(),
-            accepted: format!("a number of packets >= alpha ({alpha})"),
-        });
-    }
-    Ok(Box::new(VegasNs2::new(VegasConfig { alpha, beta, gamma })))
+    Ok(Box::new(VegasNs2::new(super::vegas::read_config(p, NS2_DEFAULTS)?)))
 }
 
 /// ns-2's queue estimate, rounded as `int(x + 0.5)` (towards zero).
