@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, List, Mapping
+from typing import Any, List, Mapping, Optional, Tuple
 
 from .errors import CrosscheckError
 
@@ -22,3 +22,14 @@ def check_tree(net: Mapping[str, Any]) -> None:
     if len(pairs) != net["nodes"] - 1:
         raise CrosscheckError("topology", f"{len(pairs)} node pairs joined among {net['nodes']} nodes",
                               "a network without alternative paths (a dumbbell, or a tree of links)")
+
+
+def packet_queue(link: Mapping[str, Any]) -> Tuple[Mapping[str, Any], Optional[int], Mapping[str, Any]]:
+    """A link's queue record, its buffer in packets (None: unlimited) and its parameters;
+    refuses a queue that cannot be described or counts its buffer in bytes."""
+    q = link["queue"]
+    if q is None:
+        raise CrosscheckError(f"link {link['name']}: queue", "(not describable)", "droptail, red or ared")
+    if q["capacity_bytes"] is not None:
+        raise CrosscheckError(f"link {link['name']}: buffer", f"{q['capacity_bytes']}B", "a buffer in packets")
+    return q, q["capacity_pkts"], q["params"]

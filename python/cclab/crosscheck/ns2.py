@@ -28,7 +28,7 @@ from typing import Any, Dict, List, Mapping, Optional
 
 from . import counters
 from .errors import CrosscheckError
-from .network import check_tree, monitored as monitored_links
+from .network import check_tree, monitored as monitored_links, packet_queue
 
 NAME = "ns2"
 #: The stack profiles a fidelity matrix compares with this peer by default.
@@ -67,7 +67,7 @@ def _agent(f: Mapping[str, Any], field: str) -> tuple[str, str, List[str]]:
             raise CrosscheckError(f"{field}.recovery", rec,
                                   "reno with cc = \"vegas\" (ns-2's Agent/TCP/Vegas recovers as Reno)")
         agent = "Agent/TCP/Vegas"
-        # ns-2's defaults are 1 / 3 / 1 packets; cclab's (Linux's) 2 / 4 / 1: set cclab's.
+        # The thresholds cclab resolved for the flow's stack (ns-2's 1 / 3 / 1 under ns2, Linux's 2 / 4 / 1 else).
         p = f["cc_params"]
         extra += [f"v_alpha_ {p['alpha']!r}", f"v_beta_ {p['beta']!r}", f"v_gamma_ {p['gamma']!r}"]
     else:
@@ -80,14 +80,8 @@ def _agent(f: Mapping[str, Any], field: str) -> tuple[str, str, List[str]]:
 
 def _queue(link: Mapping[str, Any]) -> tuple[str, int, List[str]]:
     """ns-2's queue class, its limit and its settings for a cclab link."""
-    q = link["queue"]
+    q, cap, p = packet_queue(link)
     field = f"link {link['name']}: queue"
-    if q is None:
-        raise CrosscheckError(field, "(not describable)", "droptail, red or ared")
-    if q["capacity_bytes"] is not None:
-        raise CrosscheckError(f"link {link['name']}: buffer", f"{q['capacity_bytes']}B", "a buffer in packets")
-    cap = q["capacity_pkts"]
-    p = q["params"]
     if q["kind"] == "droptail":
         limit = 1_000_000_000 if cap is None else cap + 1 - int(p.get("count_in_service", 0))
         return "DropTail", limit, []

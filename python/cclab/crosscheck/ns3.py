@@ -61,7 +61,7 @@ from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 from . import counters
 from .errors import CrosscheckError
-from .network import check_tree, monitored as monitored_links
+from .network import check_tree, monitored as monitored_links, packet_queue
 
 NAME = "ns3"
 #: The stack profiles a fidelity matrix compares with this peer by default.
@@ -180,13 +180,8 @@ def _fmt(v: float) -> str:
 
 def _queue(link: Mapping[str, Any]) -> Tuple[str, int, List[str]]:
     """The queue kind, its MaxSize in packets and its RED attributes for a cclab link."""
-    q = link["queue"]
+    q, cap, p = packet_queue(link)
     field = f"link {link['name']}: queue"
-    if q is None:
-        raise CrosscheckError(field, "(not describable)", "droptail, red or ared")
-    if q["capacity_bytes"] is not None:
-        raise CrosscheckError(f"link {link['name']}: buffer", f"{q['capacity_bytes']}B", "a buffer in packets")
-    cap, p = q["capacity_pkts"], q["params"]
     if q["kind"] == "droptail":
         in_service = int(p.get("count_in_service", 0))
         if cap is None:
