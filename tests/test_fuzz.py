@@ -63,7 +63,8 @@ odd_strings = st.sampled_from(["", "unlimited", "inf", "x" * 100_000, "1ms\n" * 
 # profile and recovery is run with the other mutations, not only refused.
 names = st.sampled_from(["linux", "ns2", "cclab", "sack", "newreno", "reno"])
 values = st.one_of(floats, ints, unit_strings, odd_strings, names, st.booleans(), st.none(),
-                   st.just([]), st.just({}), st.dictionaries(st.sampled_from(["beta", "alpha", "x"]), floats,
+                   # fresh containers: one shared {} could end up inside itself
+                   st.builds(list), st.builds(dict), st.dictionaries(st.sampled_from(["beta", "alpha", "x"]), floats,
                                                              max_size=2))
 
 
@@ -158,3 +159,12 @@ def test_fuzzed_toml_files_end_in_a_clean_error_or_a_run(tmp_path_factory: Any, 
     path = tmp_path_factory.mktemp("fuzz") / "scenario.toml"
     path.write_bytes(data)
     verdict(path)
+
+
+def test_a_scenario_dict_that_contains_itself_is_refused_in_one_line() -> None:
+    # Python can hand over what no file can: a dict that contains itself.
+    sc: Dict[str, Any] = copy.deepcopy(BASES["quickstart.toml"])
+    sc["topology"]["bottleneck"]["self"] = sc
+    with pytest.raises(cclab.ScenarioError) as info:
+        cclab.check(sc)
+    assert "Circular reference" in str(info.value) and "\n" not in str(info.value)
