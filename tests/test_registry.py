@@ -11,8 +11,8 @@ from cclab import _core
 from cclab.cli import app
 
 BUILT_INS = {
-    "cc": ["reno", "newreno", "highspeed", "scalable", "bic", "cubic", "vegas", "fast", "westwood", "cr", "ci",
-           "htcp", "xcp", "tcp-gt", "hrf", "w+cr+reno", "w+cr+cr", "ubr", "ghstcp", "ktcp"],
+    "cc": ["reno", "newreno", "highspeed", "scalable", "bic", "cubic", "vegas", "vegas-ns2", "fast", "westwood",
+           "cr", "ci", "htcp", "xcp", "tcp-gt", "hrf", "w+cr+reno", "w+cr+cr", "ubr", "ghstcp", "ktcp"],
     "add-on": ["ktcp"],
     "queue": ["droptail", "red", "ared", "gared", "xcp"],
     "topology": ["dumbbell", "graph"],
