@@ -25,7 +25,18 @@ from typing import Dict, List, Optional, Sequence, Union
 
 from .base import Experiment, Report, Run, Variant
 from .report import write_summary
-from .runner import Outcome, Progress, RunsFailed, estimate_cost, missing_runs, run_experiments
+from .runner import (
+    STACK_CHOICES,
+    Outcome,
+    Progress,
+    RunsFailed,
+    estimate_cost,
+    missing_runs,
+    resolve_stack,
+    run_experiments,
+    with_stack,
+)
+from .stacks import verdict_changes, write_stack_changes
 from .verdicts import VERDICTS, Check, claim, compare, model
 
 __all__ = [
@@ -34,6 +45,7 @@ __all__ = [
     "Outcome",
     "PAPERS",
     "Report",
+    "STACK_CHOICES",
     "Run",
     "VERDICTS",
     "Variant",
@@ -47,6 +59,10 @@ __all__ = [
     "find",
     "register",
     "reproduce",
+    "resolve_stack",
+    "verdict_changes",
+    "with_stack",
+    "write_stack_changes",
     "write_summary",
 ]
 
@@ -124,9 +140,11 @@ def run_experiment(
     jobs: Optional[int] = None,
     fresh: bool = False,
     progress: Optional[Progress] = None,
+    stack: str = "cclab",
 ) -> Outcome:
-    """Runs one experiment (reusing finished runs) and writes its files."""
-    return run_experiments([exp], quick, out, jobs, fresh, progress)[0]
+    """Runs one experiment (reusing finished runs) and writes its files; ``stack`` as in
+    ``run_experiments``."""
+    return run_experiments([exp], quick, out, jobs, fresh, progress, stack=stack)[0]
 
 
 def reproduce(
@@ -137,10 +155,14 @@ def reproduce(
     jobs: Optional[int] = None,
     fresh: bool = False,
     progress: Optional[Progress] = None,
+    stack: str = "cclab",
 ) -> List[Outcome]:
     """Reruns the experiments of ``paper`` (all papers when None), or the one named ``name``: their
-    missing runs together, longest first (``runner.run_experiments``)."""
+    missing runs together, longest first (``runner.run_experiments``), every flow following the
+    TCP stack profile ``stack`` ("cclab", "ns2", "linux", or "paper": the one each paper ran)."""
     chosen: Sequence[Experiment] = experiments() if paper is None else find(paper, name)
-    return run_experiments(chosen, quick, out, jobs, fresh, progress)
+    for e in chosen:
+        resolve_stack(e, stack)  # an unknown stack is refused before anything runs
+    return run_experiments(chosen, quick, out, jobs, fresh, progress, stack=stack)
 
 

@@ -89,6 +89,9 @@ class Experiment:
     title: ClassVar[str] = ""
     #: How the paper's setup was pinned where the paper is silent, one line each.
     assumptions: ClassVar[Sequence[str]] = ()
+    #: The TCP stack the paper's runs used, as a stack profile (``cclab reproduce --stack paper``):
+    #: all five papers simulated with ns-2.35; an experiment of a real implementation says "linux".
+    stack: ClassVar[str] = "ns2"
 
     def runs(self, quick: bool) -> list[Run]:
         raise NotImplementedError

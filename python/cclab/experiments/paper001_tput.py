@@ -173,6 +173,8 @@ def _fig1011_checks(data: Dict[str, pd.DataFrame]) -> List[Check]:
 class Fig10to11(Experiment):
     paper = "001"
     name = "fig10-11"
+    #: Figs. 10-11 are the implementation's results (section 5.4, Table 4: Linux 2.6.22).
+    stack = "linux"
     title = "A 40 ms Reno flow against a Reno (Fig. 10) or an HRF (Fig. 11) flow of 13.33-480 ms, loss 1e-4"
     assumptions = SETUP + [
         "Buffer one BDP at the mean of the two RTTs (the paper: 'equal to BDP'); random loss 1e-4; RTT of the "

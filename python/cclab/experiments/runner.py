@@ -12,6 +12,8 @@ experiment's files are written as soon as its last run is in.
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 import functools
 import hashlib
 import inspect
@@ -29,7 +31,33 @@ from ..runner import dedupe, estimate_cost
 from .base import Experiment, Run, out_dir, rows_frame
 from .verdicts import VERDICTS, Check
 
-__all__ = ["Outcome", "Progress", "Overall", "RunsFailed", "dedupe", "estimate_cost", "missing_runs", "run_experiments"]
+__all__ = ["Outcome", "Progress", "Overall", "RunsFailed", "dedupe", "estimate_cost", "missing_runs", "run_experiments",
+           "resolve_stack", "with_stack"]
+
+#: ``stack`` of ``run_experiments``: besides a profile's name, "paper" is each experiment's own
+#: (``Experiment.stack``: the stack the paper's runs used).
+STACK_CHOICES = ("cclab", "ns2", "linux", "paper")
+
+
+def resolve_stack(exp: Experiment, stack: str) -> str:
+    """The profile ``exp``'s runs follow under ``stack``: "paper" is the experiment's own."""
+    if stack not in STACK_CHOICES:
+        raise ValueError(f"stack: unknown stack {stack!r}; accepted: {', '.join(STACK_CHOICES)}")
+    return exp.stack if stack == "paper" else stack
+
+
+def with_stack(scenario: Any, stack: str) -> Dict[str, Any]:
+    """``scenario`` with every TCP flow group and the web section's transfers following the stack
+    profile ``stack``, where the experiment did not name one itself. "cclab" (the default profile)
+    leaves the scenario as it is, so that its runs keep their place in the run store."""
+    s = copy.deepcopy(dict(scenario))
+    if stack == "cclab":
+        return s
+    for group in s.get("flows", []):
+        group.setdefault("stack", stack)
+    if isinstance(s.get("web"), dict):
+        s["web"].setdefault("stack", stack)
+    return s
 
 
 
@@ -112,6 +140,8 @@ class Outcome:
     runs: int
     wall_s: float
     files: List[Path]
+    #: The stack profile the runs followed ("cclab", "ns2", "linux").
+    stack: str = "cclab"
 
     def counts(self) -> Dict[str, int]:
         """How many checks got each verdict (``VERDICTS``)."""
@@ -127,6 +157,7 @@ class _Plan:
     folder: Path
     runs: List[Run]
     fps: Dict[str, str]
+    stack: str
     results: Dict[str, Dict[str, List[Dict[str, Any]]]] = field(default_factory=dict)
     todo: List[Run] = field(default_factory=list)
     t0: float = field(default_factory=time.perf_counter)
@@ -143,8 +174,9 @@ class _Plan:
         return len(self.results) == len(self.runs)
 
 
-def _plan(exp: Experiment, quick: bool, out: Path, fresh: bool) -> _Plan:
-    runs = exp.runs(quick)
+def _plan(exp: Experiment, quick: bool, out: Path, fresh: bool, stack: str = "cclab") -> _Plan:
+    profile = resolve_stack(exp, stack)
+    runs = [dataclasses.replace(r, scenario=with_stack(r.scenario, profile)) for r in exp.runs(quick)]
     keys = [r.key for r in runs]
     dup = {k for k in keys if keys.count(k) > 1}
     if dup:
@@ -153,7 +185,7 @@ def _plan(exp: Experiment, quick: bool, out: Path, fresh: bool) -> _Plan:
     (folder / "runs").mkdir(parents=True, exist_ok=True)
     # Taken once, before anything runs: an edit of the module during a long reproduction must not
     # change the fingerprints the finished runs are saved under.
-    plan = _Plan(exp, quick, folder, runs, {r.key: _fingerprint(exp, r) for r in runs})
+    plan = _Plan(exp, quick, folder, runs, {r.key: _fingerprint(exp, r) for r in runs}, profile)
     for r in runs:
         f = folder / "runs" / _run_file_name(r)
         if not fresh and f.exists():
@@ -197,17 +229,17 @@ def _finish(plan: _Plan) -> Outcome:
         plt.close(fig)
     wall = time.perf_counter() - plan.t0
     simulated = len(plan.todo)
-    files.append(write_report(exp, rep, plan.runs, simulated, plan.quick, wall, folder, files))
-    return Outcome(exp, plan.quick, folder, list(rep.checks), len(plan.runs), wall, files)
+    files.append(write_report(exp, rep, plan.runs, simulated, plan.quick, wall, folder, files, plan.stack))
+    return Outcome(exp, plan.quick, folder, list(rep.checks), len(plan.runs), wall, files, plan.stack)
 
 
-def missing_runs(exp: Experiment, quick: bool, out: Union[str, "os.PathLike[str]"]) -> int:
+def missing_runs(exp: Experiment, quick: bool, out: Union[str, "os.PathLike[str]"], stack: str = "cclab") -> int:
     """How many of the experiment's runs are neither measured in ``out`` nor in the run store: what
     ``run_experiments`` would have to simulate."""
     from ..store import RunStore
 
     store = RunStore()
-    plan = _plan(exp, quick, Path(out), False)
+    plan = _plan(exp, quick, Path(out), False, stack)
     return sum(not (store.path(r.scenario, r.seed) / "summary.json").is_file() for r in plan.todo)
 
 
@@ -221,17 +253,19 @@ def run_experiments(
     overall: Optional[Overall] = None,
     done: Optional[Callable[[Outcome], Any]] = None,
     bar: bool = False,
+    stack: str = "cclab",
 ) -> List[Outcome]:
     """Runs the experiments' missing runs together on the shared runner (``cclab.runner``:
     longest first, on ``jobs`` processes, a run shared by several experiments simulated once),
     and writes each experiment's files as soon as its runs are in (``done(outcome)`` is called
-    then). ``bar``: the progress bar on stderr. Returns the outcomes in the order of ``exps``.
+    then). ``bar``: the progress bar on stderr. ``stack``: the TCP stack profile of every flow
+    (``with_stack``; "paper": each experiment's ``stack``, the one its paper used). Returns the outcomes in the order of ``exps``.
     Raises RunsFailed, after the other experiments are written, when some runs failed."""
     from ..progress import Bar
     from ..runner import Done, Job, run_jobs
 
     jobs = jobs or os.cpu_count() or 1
-    plans = [_plan(e, quick, Path(out), fresh) for e in exps]
+    plans = [_plan(e, quick, Path(out), fresh, stack) for e in exps]
     work = [Job(r.scenario, r.seed, fresh=fresh, cost=estimate_cost(r.scenario), tag=(p.exp.id, r))
             for p in plans for r in p.todo]
     plan_of = {id(r): p for p in plans for r in p.todo}

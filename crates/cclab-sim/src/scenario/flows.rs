@@ -271,6 +271,7 @@ pub(super) fn web_settings(w: &WebSpec, duration: SimTime) -> Result<WebSettings
         cc_params: w.cc_params.clone(),
         recovery: w.recovery.clone(),
         packet_size: w.packet_size.clone(),
+        stack: w.stack.clone(),
         ..FlowGroup::default()
     };
     let g = group_settings(&as_group, "web", duration)?;
@@ -300,7 +301,7 @@ pub(super) fn web_settings(w: &WebSpec, duration: SimTime) -> Result<WebSettings
         clients: w.clients,
         tcp: g.tcp,
         rcv: g.rcv,
-        cc_name: g.cc_name,
+        cc_name: g.build_name,
         params: g.params,
     })
 }

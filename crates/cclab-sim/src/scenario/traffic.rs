@@ -107,6 +107,9 @@ pub struct WebSpec {
     pub recovery: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub packet_size: Option<String>,
+    /// Whose TCP details the object transfers follow, as a flow group's `stack` (default "cclab").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stack: Option<String>,
     pub servers: u32,
     pub clients: u32,
     /// Default: 10 x the bottleneck.

@@ -125,6 +125,8 @@ pub struct WebState {
     pub client_nodes: Vec<u32>,
     pub tcp: TcpConfig,
     pub receiver: ReceiverConfig,
+    /// The registry name each object's transfer is built with: the stack's variant of the
+    /// web section's `cc` (`StackProfile::variant_of`; "vegas-ns2" for vegas under ns2).
     pub cc_name: String,
     pub params: Params,
 }
