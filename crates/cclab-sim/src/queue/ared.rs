@@ -66,6 +66,7 @@ pub static PARAMS: &[ParamSpec] = &[
     ParamSpec::new("bottom", "number", "", "min(0.01, 80000 / rate in bit/s) (ARED only)", "[0, 1]"),
     ParamSpec::new("bytes", "flag", "", "0", "0 or 1"),
     ParamSpec::new("ecn", "flag", "", "0", "0 or 1"),
+    ParamSpec::new("ns2", "flag", "", "0", "0 or 1: ns-2.35's defaults (red_ns2.rs), which the fields above override"),
 ];
 
 /// The registry's constructor for `queue = "ared"`.

@@ -16,6 +16,7 @@ pub mod ared;
 pub mod droptail;
 pub mod gared;
 pub mod red;
+pub mod red_ns2;
 pub mod xcp;
 
 use crate::packet::Packet;
@@ -29,6 +30,8 @@ pub struct QueueSettings {
     pub cap: Capacity,
     /// The rate of the link the queue feeds.
     pub rate: Rate,
+    /// The propagation delay of that link (ns-2's RED sets its weight from it).
+    pub delay: SimTime,
     /// Data packet size, bytes (RED's mean packet size by default).
     pub pkt_size: u32,
     /// The run's seed and the link's index, for a discipline's own random stream.
@@ -38,8 +41,14 @@ pub struct QueueSettings {
 
 impl QueueSettings {
     /// A 100 Mbit/s link with 1500-byte packets and a 100-packet buffer, for schema reading and tests.
-    pub const EXAMPLE: QueueSettings =
-        QueueSettings { cap: Capacity::Packets(100), rate: Rate(100_000_000), pkt_size: 1500, seed: 1, link_index: 0 };
+    pub const EXAMPLE: QueueSettings = QueueSettings {
+        cap: Capacity::Packets(100),
+        rate: Rate(100_000_000),
+        delay: SimTime(10_000_000_000), // 10 ms
+        pkt_size: 1500,
+        seed: 1,
+        link_index: 0,
+    };
 }
 
 /// A queue discipline's constructor.

@@ -29,7 +29,7 @@
 //!   idle-time decay.
 
 use super::droptail::DropTail;
-use super::{ared, gared};
+use super::{ared, gared, red_ns2};
 use super::{Capacity, DropCause, EnqueueContext, QueueDisc, QueueSettings};
 use crate::packet::{Packet, CE, ECT};
 use crate::registry::{ParamError, ParamReader, ParamSpec, Params};
@@ -83,6 +83,9 @@ pub struct RedConfig {
     /// Mark ECN-capable packets (set CE) instead of dropping them early; forced drops
     /// (above `max_th`, or `2·max_th` when gentle) and a full buffer still drop.
     pub ecn: bool,
+    /// ns-2.35's defaults and adaptation details (`red_ns2.rs`): the gentle line from the
+    /// initial `max_p`, and ARED's unclamped step with its interval restarted only on a change.
+    pub ns2: bool,
 }
 
 impl RedConfig {
@@ -104,6 +107,7 @@ impl RedConfig {
             bottom: 0.01,
             bytes: false,
             ecn: false,
+            ns2: false,
         }
     }
 }
@@ -125,6 +129,7 @@ pub static RED_PARAMS: &[ParamSpec] = &[
     ParamSpec::new("bottom", "number", "", "0.01", "[0, 1]"),
     ParamSpec::new("bytes", "flag", "", "0", "0 or 1"),
     ParamSpec::new("ecn", "flag", "", "0", "0 or 1"),
+    ParamSpec::new("ns2", "flag", "", "0", "0 or 1: ns-2.35's defaults (red_ns2.rs), which the fields above override"),
 ];
 
 /// The registry's constructor for `queue = "red"`.
@@ -135,16 +140,19 @@ pub fn build_red(s: &QueueSettings, params: &Params) -> Result<Box<dyn QueueDisc
 /// Builds RED with `kind` of adaptation: `queue = "red"`, `"ared"` (`ared.rs`) or `"gared"` (`gared.rs`).
 pub fn build(kind: Adapt, s: &QueueSettings, params: &Params) -> Result<Box<dyn QueueDisc>, ParamError> {
     let mut r = ParamReader::new(params);
-    let mean = r.get("mean_pktsize", s.pkt_size as f64, 1.0, 1e6)?;
+    let ns2 = r.get_flag("ns2", false)?;
+    // ns-2 counts in packets of mean_pktsize_ 500 bytes, whatever the flows send.
+    let mean = r.get("mean_pktsize", if ns2 { 500.0 } else { s.pkt_size as f64 }, 1.0, 1e6)?;
     let target = SimTime::from_secs_f64(r.get("target_delay", 0.005, 1e-9, 100.0)?);
     let base = match kind {
+        _ if ns2 => RedConfig::ns2(kind, s.rate, s.delay, mean, target),
         Adapt::None => RedConfig::red(),
         Adapt::Ared => RedConfig::ared(s.rate, mean, target),
         Adapt::Gared => RedConfig { adapt: Adapt::Gared, ..RedConfig::ared(s.rate, mean, target) },
     };
     let min_th = r.get("min_th", base.min_th, 0.0, 1e12)?;
-    // ARED's rule of thumb max_th = 3 min_th follows a given min_th.
-    let max_th_default = if kind == Adapt::None { base.max_th.max(min_th * 3.0) } else { 3.0 * min_th };
+    // ARED's rule of thumb max_th = 3 min_th follows a given min_th (so does ns-2's maxthresh_ 0).
+    let max_th_default = if kind == Adapt::None && !ns2 { base.max_th.max(min_th * 3.0) } else { 3.0 * min_th };
     let cfg = RedConfig {
         min_th,
         max_th: r.get("max_th", max_th_default, 0.0, 1e12)?,
@@ -159,8 +167,9 @@ pub fn build(kind: Adapt, s: &QueueSettings, params: &Params) -> Result<Box<dyn 
         beta: r.get("beta", base.beta, 0.0, 1.0)?,
         top: r.get("top", base.top, 0.0, 1.0)?,
         bottom: r.get("bottom", base.bottom, 0.0, 1.0)?,
-        bytes: r.get_flag("bytes", false)?,
+        bytes: r.get_flag("bytes", base.bytes)?,
         ecn: r.get_flag("ecn", false)?,
+        ns2,
     };
     r.finish()?;
     if cfg.max_th <= cfg.min_th {
@@ -238,7 +247,9 @@ impl Red {
         let (min_th, max_th) = (c.min_th * self.unit(), c.max_th * self.unit());
         let p = if self.avg >= max_th {
             if c.gentle {
-                self.max_p + (1.0 - self.max_p) * (self.avg - max_th) / max_th
+                // ns-2 sets this line's slope once, from the initial max_p (red_ns2.rs).
+                let at_max_th = if c.ns2 { c.max_p } else { self.max_p };
+                at_max_th + (1.0 - at_max_th) * (self.avg - max_th) / max_th
             } else {
                 1.0
             }
@@ -268,19 +279,26 @@ impl Red {
     }
 
     fn adapt(&mut self, now: SimTime) {
-        if self.cfg.adapt == Adapt::None || now.0 < self.last_adapt.0 + self.cfg.interval.0 {
+        let due = self.last_adapt.0 + self.cfg.interval.0;
+        // ns-2 adapts strictly after the interval (red.cc `estimator`).
+        if self.cfg.adapt == Adapt::None || now.0 < due || (self.cfg.ns2 && now.0 == due) {
             return;
         }
-        self.last_adapt = now;
         let c = &self.cfg;
         let (lo, hi) = c.target();
         // The rules compare the average in packets.
         let avg = self.avg / self.unit();
+        let before = self.max_p;
         self.max_p = match c.adapt {
+            Adapt::Ared if c.ns2 => red_ns2::update(self.max_p, avg, lo, hi, c),
             Adapt::Ared => ared::update(self.max_p, avg, lo, hi, c),
             Adapt::Gared => gared::update(self.max_p, avg, self.old_avg, c.min_th, lo, hi, c),
             Adapt::None => self.max_p,
         };
+        // ns-2 restarts the interval only when max_p moved (its `lastset`).
+        if !c.ns2 || self.max_p != before {
+            self.last_adapt = now;
+        }
         self.old_avg = avg;
     }
 }
@@ -358,6 +376,7 @@ impl QueueDisc for Red {
                 ("bottom", c.bottom),
                 ("bytes", flag(c.bytes)),
                 ("ecn", flag(c.ecn)),
+                ("ns2", flag(c.ns2)),
             ],
         ))
     }

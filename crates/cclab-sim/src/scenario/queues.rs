@@ -9,6 +9,8 @@ pub(crate) struct QueueSite<'a> {
     pub(crate) params: Option<&'a BTreeMap<String, f64>>,
     pub(crate) cap: Capacity,
     pub(crate) rate: Rate,
+    /// The link's propagation delay.
+    pub(crate) delay: SimTime,
     /// Data packet size, bytes (RED's mean packet size by default).
     pub(crate) pkt_size: u32,
     pub(crate) seed: u64,
@@ -23,8 +25,14 @@ pub(crate) fn make_queue(s: &QueueSite) -> Result<Box<dyn QueueDisc>, ScenarioEr
     let Some(entry) = queue::REGISTRY.get(kind) else {
         return Err(err(s.field, kind, queue::REGISTRY.accepted()));
     };
-    let settings =
-        QueueSettings { cap: s.cap, rate: s.rate, pkt_size: s.pkt_size, seed: s.seed, link_index: s.link_index };
+    let settings = QueueSettings {
+        cap: s.cap,
+        rate: s.rate,
+        delay: s.delay,
+        pkt_size: s.pkt_size,
+        seed: s.seed,
+        link_index: s.link_index,
+    };
     (entry.build)(&settings, params).map_err(|e| {
         let f = s.field.trim_end_matches(".queue");
         err(format!("{f}.queue_params.{}", e.param), e.value, e.accepted)

@@ -265,6 +265,7 @@ pub fn build_dumbbell(
         params: b.queue_params.as_ref(),
         cap,
         rate: b_rate,
+        delay: b_delay,
         pkt_size,
         seed,
         link_index,

@@ -160,6 +160,7 @@ pub fn build_graph(sc: &Scenario, pkt_size: u32, seed: u64) -> Result<Simulation
                 params: l.queue_params.as_ref(),
                 cap,
                 rate: r,
+                delay: d,
                 pkt_size,
                 seed,
                 link_index,
