@@ -45,6 +45,7 @@ impl RedConfig {
 
 /// The parameters of `queue = "ared"` and `"gared"`: RED's, with defaults from the link.
 pub static PARAMS: &[ParamSpec] = &[
+    ParamSpec::new("ns2", "flag", "", "0", "0 or 1: ns-2.35's defaults (red_ns2.rs), which the fields below override"),
     ParamSpec::new("mean_pktsize", "number", "bytes", "the flows' packet size", "[1, 1e6]"),
     ParamSpec::new("target_delay", "number", "s", "0.005", "[1e-9, 100]"),
     ParamSpec::new(
@@ -66,7 +67,6 @@ pub static PARAMS: &[ParamSpec] = &[
     ParamSpec::new("bottom", "number", "", "min(0.01, 80000 / rate in bit/s) (ARED only)", "[0, 1]"),
     ParamSpec::new("bytes", "flag", "", "0", "0 or 1"),
     ParamSpec::new("ecn", "flag", "", "0", "0 or 1"),
-    ParamSpec::new("ns2", "flag", "", "0", "0 or 1: ns-2.35's defaults (red_ns2.rs), which the fields above override"),
 ];
 
 /// The registry's constructor for `queue = "ared"`.

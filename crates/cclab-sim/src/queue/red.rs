@@ -114,6 +114,7 @@ impl RedConfig {
 
 /// The parameters of `queue = "red"` (`queue_params`); lengths in packets (bytes with `bytes = 1`).
 pub static RED_PARAMS: &[ParamSpec] = &[
+    ParamSpec::new("ns2", "flag", "", "0", "0 or 1: ns-2.35's defaults (red_ns2.rs), which the fields below override"),
     ParamSpec::new("mean_pktsize", "number", "bytes", "the flows' packet size", "[1, 1e6]"),
     ParamSpec::new("target_delay", "number", "s", "0.005 (ARED's, unused by RED)", "[1e-9, 100]"),
     ParamSpec::new("min_th", "number", "packets", "5", "[0, 1e12]"),
@@ -129,7 +130,6 @@ pub static RED_PARAMS: &[ParamSpec] = &[
     ParamSpec::new("bottom", "number", "", "0.01", "[0, 1]"),
     ParamSpec::new("bytes", "flag", "", "0", "0 or 1"),
     ParamSpec::new("ecn", "flag", "", "0", "0 or 1"),
-    ParamSpec::new("ns2", "flag", "", "0", "0 or 1: ns-2.35's defaults (red_ns2.rs), which the fields above override"),
 ];
 
 /// The registry's constructor for `queue = "red"`.
