@@ -115,6 +115,50 @@ fn ns2_times_one_segment_per_round_trip_where_cclab_samples_every_ack() {
     assert_eq!(samples_of_two_acks(NS2), 1, "segment 1 left while segment 0 was timed");
 }
 
+thread_local! {
+    /// The RTT samples the congestion control was given, in order.
+    static CC_RTTS: std::cell::RefCell<Vec<Option<SimTime>>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// A congestion control that keeps a fixed window and records the samples it is given.
+struct Recorder;
+
+impl cc::CongestionControl for Recorder {
+    fn name(&self) -> &str {
+        "recorder"
+    }
+    fn ssthresh(&mut self, v: &cc::SenderView) -> f64 {
+        v.cwnd
+    }
+    fn cong_avoid(&mut self, v: &cc::SenderView, _acked: u32) -> f64 {
+        v.cwnd
+    }
+    fn pkts_acked(&mut self, _v: &cc::SenderView, s: &cc::AckSample) {
+        CC_RTTS.with(|r| r.borrow_mut().push(s.rtt));
+    }
+}
+
+/// The samples the estimator took and those the congestion control got from two ACKs
+/// (their echoed send time 0) at 10 and 11 ms, timestamps off.
+fn cc_samples_of_two_acks(stack: StackProfile) -> (u64, Vec<Option<SimTime>>) {
+    CC_RTTS.with(|r| r.borrow_mut().clear());
+    let cfg = TcpConfig { init_cwnd: 10.0, timestamps: false, stack, ..TcpConfig::default() };
+    let mut s = Sender::new(0, cfg, Box::new(Recorder), 10);
+    let mut out = Vec::new();
+    s.start(SimTime::ZERO, &mut out);
+    s.on_ack(&ack(1), SimTime(10 * MS), &mut out);
+    s.on_ack(&ack(2), SimTime(11 * MS), &mut out);
+    (s.rtt.samples, CC_RTTS.with(|r| r.borrow().clone()))
+}
+
+#[test]
+fn under_ns2_the_congestion_control_reads_the_echoed_send_time_on_every_ack() {
+    let both = vec![Some(SimTime(10 * MS)), Some(SimTime(11 * MS))];
+    // ns-2: the RTO estimator times one segment; the algorithm sees every ACK's echo.
+    assert_eq!(cc_samples_of_two_acks(NS2), (1, both.clone()));
+    assert_eq!(cc_samples_of_two_acks(StackProfile::CCLAB), (2, both));
+}
+
 /// The window after one ACK that covers 5 of 10 segments in slow start.
 fn cwnd_after_a_stretch_ack(stack: StackProfile) -> f64 {
     let cfg = TcpConfig { init_cwnd: 10.0, stack, ..TcpConfig::default() };

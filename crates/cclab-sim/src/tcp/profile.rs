@@ -27,9 +27,11 @@ pub enum RttSampling {
     /// Every ACK that advances snd_una, from the send time of the last segment it
     /// covers (cclab, Linux's `tcp_clean_rtx_queue` without timestamps).
     PerAck,
-    /// One timed segment per round trip, the timing cancelled by any retransmission
-    /// (ns-2: `rtt_active_` / `rtt_seq_` in tcp.cc `output()` and `newack()`,
-    /// cancelled in `reset_rtx_timer()`).
+    /// One timed segment per round trip for the RTO estimator, the timing cancelled by
+    /// any retransmission (ns-2: `rtt_active_` / `rtt_seq_` in tcp.cc `output()` and
+    /// `newack()`, cancelled in `reset_rtx_timer()`). The congestion control still gets a
+    /// sample on every ACK from the echoed send time, as ns-2's sinks echo it (`ts_echo_`)
+    /// whatever `timestamps_` says and its delay-based agents read it (tcp/sender.rs).
     OneTimed,
 }
 

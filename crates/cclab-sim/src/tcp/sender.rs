@@ -339,12 +339,18 @@ impl Sender {
             self.rate.begin_ack();
         }
 
-        let mut rtt = None;
+        // `rtt` feeds the RTO estimator; `cc_rtt` the congestion control (the same sample
+        // except under ns-2's one timed segment, below).
+        let (mut rtt, mut cc_rtt) = (None, None);
         if newly_acked > 0 {
             if self.cfg.timestamps {
                 rtt = Some(now.saturating_sub(ack.ts_ecr));
             } else if self.cfg.stack.rtt_sampling == RttSampling::OneTimed {
                 rtt = self.timed.on_ack(a, now);
+                // ns-2's sinks echo every segment's send time (hdr_tcp `ts_echo_`, tcp-sink.cc
+                // `ack`) whatever `timestamps_` says, and the agents of delay-based algorithms
+                // (tcp-fast.cc, TCP-Linux's `pkts_acked`) read it on every ACK.
+                cc_rtt = Some(now.saturating_sub(ack.ts_ecr));
             } else if let Some((sent_at, ever_retx)) = self.sb.sent_info(a - 1) {
                 // Karn (RFC 6298 section 3): no sample from an ACK covering retransmitted data;
                 // the CCLAB profile still looks at the last covered segment only (profile.rs).
@@ -357,6 +363,7 @@ impl Sender {
         if let Some(r) = rtt {
             self.rtt.sample_at(r, now, a, self.sb.high());
         }
+        let rtt = cc_rtt.or(rtt);
 
         let mut newly_sacked = 0;
         if self.cfg.recovery == Recovery::Sack {
