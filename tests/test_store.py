@@ -39,6 +39,29 @@ def test_the_key_changes_with_scenario_seed_and_result_version(quick, monkeypatc
     assert run_key(quick, 1) != k
 
 
+def test_a_run_under_a_stack_profile_is_keyed_on_that_profiles_version_too(quick, monkeypatch):
+    import hashlib
+    import json
+
+    from cclab.store import result_versions
+
+    # A scenario naming no profile keeps the key runs had before profiles had versions.
+    blob = json.dumps([dict(quick), 1, int(_core.RESULT_VERSION)], sort_keys=True, default=str)
+    assert run_key(quick, 1) == hashlib.sha256(blob.encode()).hexdigest()
+    ns2 = dict(quick, flows=[dict(g, stack="ns2") for g in quick["flows"]])
+    web = dict(quick, web={"stack": "linux"})
+    versions = _core.stack_versions()
+    assert versions["cclab"] == 0 and versions["ns2"] >= 1 and versions["linux"] >= 1
+    assert result_versions(ns2) == [_core.RESULT_VERSION, {"ns2": versions["ns2"]}]
+    assert result_versions(web) == [_core.RESULT_VERSION, {"linux": versions["linux"]}]
+    assert result_versions(dict(quick, flows=[dict(g, stack="cclab") for g in quick["flows"]])) == [
+        _core.RESULT_VERSION]
+    k_ns2, k_web, k = run_key(ns2, 1), run_key(web, 1), run_key(quick, 1)
+    # Bumping ns2's version moves the ns2 run's key only.
+    monkeypatch.setattr(_core, "stack_versions", lambda: dict(versions, ns2=versions["ns2"] + 1))
+    assert run_key(ns2, 1) != k_ns2 and run_key(web, 1) == k_web and run_key(quick, 1) == k
+
+
 def test_a_damaged_entry_is_a_miss_and_is_replaced(quick, tmp_path):
     quick["duration"] = "2s"
     store = RunStore(tmp_path)

@@ -302,16 +302,22 @@ def _on_processes(todo: List[Job], workers: int, work: Callable[[Job], Any], ini
     pool.shutdown(wait=True)
 
 
-def _simulate_only(job: Job, version: Any = None) -> Any:
-    """On a Dask worker: the simulation only (the store and ``keep`` are the caller's). A worker
-    with another cclab (``version``: the caller's version and result version) refuses: its
-    results would be stored under the caller's result version."""
+def _versions() -> tuple:
+    """This cclab's version, result version and stack profiles' versions."""
     from . import _core
 
-    here = (_core.__version__, int(_core.RESULT_VERSION))
-    if version is not None and tuple(version) != here:
-        raise RuntimeError(f"this worker has cclab {here[0]} (result version {here[1]}), the caller "
-                           f"cclab {version[0]} (result version {version[1]})")
+    return (_core.__version__, int(_core.RESULT_VERSION), sorted(_core.stack_versions().items()))
+
+
+def _simulate_only(job: Job, version: Any = None) -> Any:
+    """On a Dask worker: the simulation only (the store and ``keep`` are the caller's). A worker
+    with another cclab (``version``: the caller's ``_versions()``) refuses: its results would be
+    stored under the caller's result versions."""
+    here = _versions()
+    if version is not None and list(version) != list(here):
+        raise RuntimeError(f"this worker has cclab {here[0]} (result version {here[1]}, stack versions "
+                           f"{dict(here[2])}), the caller cclab {version[0]} (result version {version[1]}, "
+                           f"stack versions {dict(version[2])})")
     if job.run is not None:
         return job.run(dict(job.scenario), seed=job.seed)
     return _run_module().run(dict(job.scenario), seed=job.seed)
@@ -328,10 +334,8 @@ def _on_dask(todo: List[Job], dask: Dask, report: Callable[[Done], None]) -> Non
 
     from .store import RunStore
 
-    from . import _core
-
     store = RunStore()
-    work = functools.partial(_simulate_only, version=(_core.__version__, int(_core.RESULT_VERSION)))
+    work = functools.partial(_simulate_only, version=_versions())
     client, own = dask_client(dask)
     futures: Dict[Any, Job] = {}
     try:

@@ -3,8 +3,10 @@
 A run's result is determined by three things: the scenario, the seed and the
 core's *result version* (``cclab._core.RESULT_VERSION``, a number bumped by
 hand with every change that can move a result, guarded by the digest test
-``crates/cclab-sim/tests/result_version.rs``). The store keys each finished run
-on exactly those, so rebuilding the core (``pip install .``) keeps every run
+``crates/cclab-sim/tests/result_version.rs``), and, for a run whose flows follow
+a stack profile other than the default (``stack = "ns2"``), that profile's own
+version (``cclab._core.stack_versions()``), bumped when a change moves only the
+results under it. The store keys each finished run on exactly those, so rebuilding the core (``pip install .``) keeps every run
 whose results cannot have changed, and a change of what an experiment keeps of
 a run (its ``measure``) reads the stored result instead of simulating again.
 
@@ -28,7 +30,7 @@ from typing import Any, Mapping, Optional, Union
 from . import _core
 from .result import Result, load
 
-__all__ = ["RunStore", "default_root", "run_key"]
+__all__ = ["RunStore", "default_root", "result_versions", "run_key"]
 
 
 def default_root() -> Path:
@@ -40,9 +42,28 @@ def default_root() -> Path:
     return Path(cache) / "cclab" / "runs"
 
 
+def _stacks_named(scenario: Mapping[str, Any]) -> set:
+    groups = scenario.get("flows")
+    named = [g.get("stack") for g in groups if isinstance(g, Mapping)] if isinstance(groups, list) else []
+    web = scenario.get("web")
+    if isinstance(web, Mapping):
+        named.append(web.get("stack"))
+    return {s for s in named if isinstance(s, str)}
+
+
+def result_versions(scenario: Mapping[str, Any]) -> list:
+    """The versions a run's results depend on: the core's RESULT_VERSION, then, if the scenario
+    names stack profiles with versions of their own, those versions by name. A scenario that
+    names none gives ``[RESULT_VERSION]`` alone, the key runs had before profiles had versions."""
+    versions = _core.stack_versions()
+    own = {name: versions[name] for name in sorted(_stacks_named(scenario)) if versions.get(name, 0) > 0}
+    return [int(_core.RESULT_VERSION)] + ([own] if own else [])
+
+
 def run_key(scenario: Mapping[str, Any], seed: int) -> str:
-    """The key of a run: a digest of the scenario (as given), the seed and the core's result version."""
-    blob = json.dumps([dict(scenario), int(seed), int(_core.RESULT_VERSION)], sort_keys=True, default=str)
+    """The key of a run: a digest of the scenario (as given), the seed and the result versions
+    (``result_versions``)."""
+    blob = json.dumps([dict(scenario), int(seed), *result_versions(scenario)], sort_keys=True, default=str)
     return hashlib.sha256(blob.encode()).hexdigest()
 
 

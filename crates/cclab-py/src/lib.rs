@@ -296,6 +296,13 @@ fn stacks() -> Vec<&'static str> {
     cclab_sim::tcp::StackProfile::ALL.iter().map(|p| p.name).collect()
 }
 
+/// Each stack profile's result version (`StackProfile::version`), by name: part of the key
+/// of a cached run that names the stack.
+#[pyfunction]
+fn stack_versions() -> std::collections::BTreeMap<&'static str, u32> {
+    cclab_sim::tcp::StackProfile::ALL.iter().map(|p| (p.name, p.version)).collect()
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Sim>()?;
@@ -307,6 +314,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(registry, m)?)?;
     m.add_function(wrap_pyfunction!(recoveries, m)?)?;
     m.add_function(wrap_pyfunction!(stacks, m)?)?;
+    m.add_function(wrap_pyfunction!(stack_versions, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("RESULT_VERSION", cclab_sim::RESULT_VERSION)?;
     Ok(())

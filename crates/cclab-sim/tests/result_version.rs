@@ -9,7 +9,13 @@
 //!   cached runs would be reused wrongly: bump `RESULT_VERSION` in src/lib.rs;
 //! - a new run (a new algorithm) or a bumped version: record the digests with
 //!   `CCLAB_BLESS=1 cargo test --release --test result_version`.
+//!
+//! The runs named `stack NAME ...` follow a stack profile other than the default; the
+//! run store keys a run that names such a stack on that profile's own version too
+//! (`StackProfile::version`), so a change that moves only their results bumps that
+//! version instead of RESULT_VERSION (which would discard every cached run).
 
+use cclab_sim::tcp::StackProfile;
 use cclab_sim::{cc, dump, results, Scenario, RESULT_VERSION};
 use sha2::{Digest, Sha256};
 use std::path::Path;
@@ -60,6 +66,15 @@ fn reference_runs() -> Vec<(String, String)> {
     }
     for q in ["red", "ared", "gared"] {
         runs.push((format!("queue {q}"), pair("highspeed", "sack", q, "")));
+        runs.push((format!("queue {q} ns2"), pair("highspeed", "sack", q, ", queue_params = { ns2 = 1 }")));
+    }
+    for stack in StackProfile::ALL.iter().filter(|p| p.version > 0) {
+        for name in cc::names() {
+            let queue = if name == "xcp" { "xcp" } else { "droptail" };
+            // The profile's own recovery (SACK for linux, NewReno or Reno for ns2).
+            let text = pair(name, "", queue, "").replace("recovery = \"\"\n", &format!("stack = \"{}\"\n", stack.name));
+            runs.push((format!("stack {} cc {name}", stack.name), text));
+        }
     }
     runs.push(("random loss".into(), pair("newreno", "sack", "droptail", ", loss = 0.001")));
     runs
@@ -84,9 +99,13 @@ fn digests() -> Vec<(String, String)> {
         .collect()
 }
 
-/// The record: `version N`, then one `digest<TAB>name` line per reference run.
+/// The record: `version N`, a `stack NAME version N` line per profile with a version of
+/// its own, then one `digest<TAB>name` line per reference run.
 fn record(version: u32, runs: &[(String, String)]) -> String {
     let mut s = format!("version {version}\n");
+    for p in StackProfile::ALL.iter().filter(|p| p.version > 0) {
+        s += &format!("stack {} version {}\n", p.name, p.version);
+    }
     for (name, d) in runs {
         s += &format!("{d}\t{name}\n");
     }
@@ -104,22 +123,48 @@ fn a_change_of_results_comes_with_a_new_result_version() {
     let saved = std::fs::read_to_string(&path).unwrap_or_default();
     let mut lines = saved.lines();
     let version: u32 = lines.next().and_then(|l| l.strip_prefix("version ")).and_then(|v| v.parse().ok()).unwrap_or(0);
+    let lines: Vec<&str> = lines.collect();
+    let stack_versions: std::collections::BTreeMap<&str, u32> = lines
+        .iter()
+        .filter_map(|l| l.strip_prefix("stack ")?.split_once(" version "))
+        .filter_map(|(name, v)| Some((name, v.parse().ok()?)))
+        .collect();
     let was: std::collections::BTreeMap<&str, &str> =
-        lines.filter_map(|l| l.split_once('\t')).map(|(d, name)| (name, d)).collect();
+        lines.iter().filter_map(|l| l.split_once('\t')).map(|(d, name)| (name, d)).collect();
+    let bumped_stacks: Vec<&str> = StackProfile::ALL
+        .iter()
+        .filter(|p| p.version > 0 && stack_versions.get(p.name) != Some(&p.version))
+        .map(|p| p.name)
+        .collect();
     // A run that was recorded and now gives other results: cached runs may be stale.
     let changed: Vec<&str> =
         now.iter().filter(|(n, d)| was.get(n.as_str()).is_some_and(|w| w != d)).map(|(n, _)| n.as_str()).collect();
-    if version == RESULT_VERSION {
-        assert!(
-            changed.is_empty(),
-            "the results of {changed:?} changed but RESULT_VERSION is still {version}: bump it in src/lib.rs so that \
-             cached runs are redone, then record the digests (CCLAB_BLESS=1 cargo test --release --test result_version)"
-        );
-        // A new reference run (a new algorithm, say) changes no earlier result, only the record.
-        let added: Vec<&str> =
-            now.iter().filter(|(n, _)| !was.contains_key(n.as_str())).map(|(n, _)| n.as_str()).collect();
-        assert!(added.is_empty(), "new reference runs {added:?}: record them with CCLAB_BLESS=1 ({RECORD})");
-    } else {
-        panic!("RESULT_VERSION is now {RESULT_VERSION}: record the new digests in {RECORD} (run with CCLAB_BLESS=1)");
-    }
+    // A changed run is excused by RESULT_VERSION's bump, or, for a run under a stack of its
+    // own, by that stack's.
+    let default_bumped = version != RESULT_VERSION;
+    let stack_of = |n: &str| n.strip_prefix("stack ").and_then(|r| r.split(' ').next()).map(str::to_owned);
+    let unexcused: Vec<&str> = changed
+        .iter()
+        .copied()
+        .filter(|n| !default_bumped && stack_of(n).is_none_or(|st| !bumped_stacks.contains(&st.as_str())))
+        .collect();
+    let stack_only = unexcused.iter().all(|n| stack_of(n).is_some());
+    assert!(
+        unexcused.is_empty(),
+        "the results of {unexcused:?} changed but no version covering them was bumped: bump {} so that cached runs \
+         are redone, then record the digests (CCLAB_BLESS=1 cargo test --release --test result_version)",
+        if stack_only {
+            "the version of the stack named (StackProfile::version in src/tcp/profile.rs)"
+        } else {
+            "RESULT_VERSION in src/lib.rs"
+        }
+    );
+    assert!(
+        !default_bumped && bumped_stacks.is_empty(),
+        "RESULT_VERSION is {RESULT_VERSION} (recorded {version}), stack versions bumped: {bumped_stacks:?}: record the \
+         new digests in {RECORD} (run with CCLAB_BLESS=1)"
+    );
+    // A new reference run (a new algorithm, say) changes no earlier result, only the record.
+    let added: Vec<&str> = now.iter().filter(|(n, _)| !was.contains_key(n.as_str())).map(|(n, _)| n.as_str()).collect();
+    assert!(added.is_empty(), "new reference runs {added:?}: record them with CCLAB_BLESS=1 ({RECORD})");
 }

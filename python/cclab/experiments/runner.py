@@ -86,10 +86,10 @@ def _measure_source(exp: Experiment) -> str:
 
 
 def _fingerprint(exp: Experiment, run: Run) -> str:
-    from .. import _core
+    from ..store import result_versions
 
     src = _measure_source(exp)
-    blob = json.dumps([run.scenario, run.seed, src, _core.RESULT_VERSION], sort_keys=True, default=str)
+    blob = json.dumps([run.scenario, run.seed, src, *result_versions(run.scenario)], sort_keys=True, default=str)
     return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
 

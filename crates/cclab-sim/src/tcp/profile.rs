@@ -86,6 +86,11 @@ pub enum AckCounting {
 pub struct StackProfile {
     /// The name in scenarios (`stack = "ns2"`).
     pub name: &'static str,
+    /// The version of this profile's results, beside `RESULT_VERSION` (which covers every
+    /// run): bumped when a change moves the results of runs under this profile only, so
+    /// that cached runs that name it are redone (tests/result_version.rs guards it; the
+    /// run store keys a run on the versions of the stacks it names).
+    pub version: u32,
     /// Default initial window, packets (ns-2 `windowInit_` 2; Linux `TCP_INIT_CWND` 10).
     pub init_cwnd: f64,
     /// Default for RFC 7323 timestamps (ns-2 `timestamps_` false; Linux on).
@@ -152,6 +157,8 @@ pub struct StackProfile {
 impl StackProfile {
     pub const CCLAB: StackProfile = StackProfile {
         name: "cclab",
+        // The default profile's results are RESULT_VERSION's alone.
+        version: 0,
         init_cwnd: 2.0,
         timestamps: true,
         rto_initial_ms: 1000,
@@ -176,6 +183,7 @@ impl StackProfile {
 
     pub const NS2: StackProfile = StackProfile {
         name: "ns2",
+        version: 2,
         init_cwnd: 2.0,
         timestamps: false,
         rto_initial_ms: 3000,
@@ -200,6 +208,7 @@ impl StackProfile {
 
     pub const LINUX: StackProfile = StackProfile {
         name: "linux",
+        version: 1,
         init_cwnd: 10.0,
         timestamps: true,
         rto_initial_ms: 1000,
