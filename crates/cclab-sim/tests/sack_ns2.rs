@@ -99,15 +99,22 @@ fn every_hole_below_the_highest_sack_is_resent_once_in_order() {
             first.extend(on(&mut s, &sack(0, &blocks[..n]), 100));
         }
         let later: Vec<u64> = (0..12).flat_map(|_| on(&mut s, &sack(0, &blocks), 100)).collect();
-        (first, later)
+        (first, later, s)
     };
-    let (first, later) = sent(NS2);
+    let (first, later, mut s) = sent(NS2);
     assert_eq!(first, [20, 21, 0], "two limited transmits, then the fast retransmit alone");
     // pipe 22 - 3 = 19 against cwnd 10: the tenth ACK brings it to 9.
     assert_eq!(later, [5, 10, 22], "holes in order, each once, then new data");
+    // 22 is timed. Its SACK reveals holes 12-21; resending 12 does not end the measurement
+    // (ns-2's `output()`), so the ACK that ends recovery gives an RTT sample.
+    assert_eq!(on(&mut s, &sack(0, &[(22, 23), (11, 12), (6, 10)]), 100), [12]);
+    let samples = s.rtt.samples;
+    on(&mut s, &ack(23), 200);
+    assert_eq!(s.state, CaState::Open);
+    assert_eq!(s.rtt.samples, samples + 1);
     // RFC 6675: 10 is not lost with one SACKed segment above it, and repeated blocks free
     // nothing (pipe 22 - 9 SACKed - 2 lost + 1 resent = 12 > 10).
-    let (_, later) = sent(NS2_RFC6675);
+    let (_, later, _) = sent(NS2_RFC6675);
     assert!(later.is_empty(), "{later:?}");
 }
 

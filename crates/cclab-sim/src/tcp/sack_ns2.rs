@@ -21,6 +21,8 @@
 //!   window (`newack`, not `opencwnd`), and clears the recovery point (`recover_ = 0`), so the
 //!   next three duplicate ACKs may start a new recovery at once. A partial ACK restarts the
 //!   timer (with the backoff it had) and then clears the backoff (`newtimer`, `t_backoff_`).
+//! - A hole resent during recovery does not end the RTT measurement of the segment being
+//!   timed (`output()` leaves `rtt_active_` alone; only `reset_rtx_timer` clears it).
 
 use super::profile::SackFlavour;
 use super::recovery::Recovery;
@@ -137,7 +139,13 @@ impl Sender {
             if !self.pacer.may_send(now) {
                 break;
             }
+            // ns-2's `output()` keeps timing its segment through a retransmission; only
+            // `reset_rtx_timer` (the fast retransmit, a timeout) forgets it.
+            let (timed, retx) = (self.timed, seq < self.sb.high());
             self.xmit(seq, now, out);
+            if retx {
+                self.timed = timed;
+            }
             self.sack1.pipe += 1;
         }
     }

@@ -66,7 +66,7 @@ pub struct Sender {
     pub(super) send_cwr: bool,
     pub rtt: RttEstimator,
     /// ns-2's one timed segment (RttSampling::OneTimed without timestamps).
-    timed: TimedSegment,
+    pub(super) timed: TimedSegment,
     /// When the retransmission timer expires, if it is running.
     pub rto_deadline: Option<SimTime>,
     pub stats: SenderStats,
