@@ -14,12 +14,13 @@ pub mod rto_linux;
 pub mod rto_ns2;
 pub mod rtt;
 pub mod rtt_timing;
+mod sack_ns2;
 pub mod scoreboard;
 pub mod sender;
 mod timeout;
 
 pub use config::TcpConfig;
-pub use profile::StackProfile;
+pub use profile::{SackFlavour, StackProfile};
 pub use receiver::{Receiver, ReceiverConfig};
 pub use recovery::Recovery;
 pub use rtt::RtoConfig;

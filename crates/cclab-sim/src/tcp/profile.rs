@@ -81,6 +81,19 @@ pub enum AckCounting {
     All,
 }
 
+/// Which sender runs a SACK recovery (`recovery = "sack"`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SackFlavour {
+    /// RFC 6675: `IsLost` marks, a pipe computed from the scoreboard, the scoreboard kept
+    /// across ACKs and marked all lost at a timeout (tcp/sender.rs, tcp/scoreboard.rs).
+    Rfc6675,
+    /// ns-2.35's `Agent/TCP/Sack1` (tcp-sack1.cc `recv`, `dupack_action`, `send_much`,
+    /// `timeout`, with scoreboard-rq.cc `GetNextRetran`): a counted pipe, every hole below
+    /// the highest SACK resent once, the scoreboard forgotten on each new ACK outside
+    /// recovery, at its end and at a timeout (tcp/sack_ns2.rs).
+    Ns2Sack1,
+}
+
 /// One stack's TCP details (see the module doc).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct StackProfile {
@@ -152,6 +165,8 @@ pub struct StackProfile {
     /// The opening segment (seq 0, with `syn`) carries a full packet instead of headers only
     /// (ns-2's Vegas: its own `output()` sizes every segment alike; see `for_algorithm`).
     pub syn_full_size: bool,
+    /// The SACK sender (only with `recovery = "sack"`).
+    pub sack_flavour: SackFlavour,
 }
 
 impl StackProfile {
@@ -179,11 +194,12 @@ impl StackProfile {
         quickacks: 0,
         cc_variants: &[],
         syn_full_size: false,
+        sack_flavour: SackFlavour::Rfc6675,
     };
 
     pub const NS2: StackProfile = StackProfile {
         name: "ns2",
-        version: 2,
+        version: 3,
         init_cwnd: 2.0,
         timestamps: false,
         rto_initial_ms: 3000,
@@ -204,6 +220,7 @@ impl StackProfile {
         quickacks: 0,
         cc_variants: &[("vegas", "vegas-ns2")],
         syn_full_size: false,
+        sack_flavour: SackFlavour::Ns2Sack1,
     };
 
     pub const LINUX: StackProfile = StackProfile {
@@ -229,6 +246,7 @@ impl StackProfile {
         quickacks: 5,
         cc_variants: &[],
         syn_full_size: false,
+        sack_flavour: SackFlavour::Rfc6675,
     };
 
     /// Every profile, the default first.

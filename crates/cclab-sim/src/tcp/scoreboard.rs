@@ -276,6 +276,32 @@ impl Scoreboard {
         }
     }
 
+    /// Forgets every SACK, loss mark and retransmission mark, keeping what was sent and when
+    /// (ns-2's Sack1 `ClearScoreBoard`: on each new ACK outside recovery, at its end and at a
+    /// timeout; the receiver repeats its blocks, so they come back with the next ACKs).
+    pub fn forget_sacks(&mut self) {
+        if self.sacked_out + self.lost_out + self.retrans_out > 0 {
+            for s in self.segs.iter_mut() {
+                (s.sacked, s.lost, s.retx) = (false, false, false);
+            }
+        }
+        self.sacked.clear();
+        (self.sacked_out, self.lost_out, self.retrans_out) = (0, 0, 0);
+        self.high_sacked = self.una;
+        self.frontier = self.una;
+        self.sacked_above_frontier = 0;
+        self.rxt_next = self.una;
+    }
+
+    /// The first segment at or above `seq` that is not SACKed (SACKed intervals are
+    /// disjoint and not adjacent, so the end of the one covering `seq` is a hole).
+    pub fn next_unsacked(&self, seq: u64) -> u64 {
+        match self.sacked.range(..=seq).next_back() {
+            Some((_, &end)) if end > seq => end,
+            _ => seq,
+        }
+    }
+
     /// After a retransmission timeout: every un-SACKed outstanding segment is lost.
     pub fn mark_all_lost(&mut self) {
         let mut lost = 0;

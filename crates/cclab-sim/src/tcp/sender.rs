@@ -25,6 +25,7 @@ use super::rate::{RateEstimator, TxSnapshot};
 use super::recovery::Recovery;
 use super::rtt::RttEstimator;
 use super::rtt_timing::TimedSegment;
+use super::sack_ns2::Sack1;
 use super::scoreboard::Scoreboard;
 use crate::cc::{AckSample, CaState, CongestionControl, CwndEvent, SenderView};
 use crate::packet::{Kind, Packet, SackBlock, CWR, ECE, ECT, SYN};
@@ -65,7 +66,7 @@ pub struct Sender {
     pub(super) send_cwr: bool,
     pub rtt: RttEstimator,
     /// ns-2's one timed segment (RttSampling::OneTimed without timestamps).
-    timed: TimedSegment,
+    pub(super) timed: TimedSegment,
     /// When the retransmission timer expires, if it is running.
     pub rto_deadline: Option<SimTime>,
     pub stats: SenderStats,
@@ -84,6 +85,8 @@ pub struct Sender {
     syn_pending: bool,
     /// Proportional Rate Reduction during a SACK recovery (profile `prr`).
     pub(super) prr: Option<Prr>,
+    /// ns-2's SACK sender's own state (profile `sack_flavour`, sack_ns2.rs).
+    pub(super) sack1: Sack1,
 }
 
 impl Sender {
@@ -113,6 +116,7 @@ impl Sender {
             rtx_pending: None,
             syn_pending: false,
             prr: None,
+            sack1: Sack1::default(),
             cfg,
             cc,
         }
@@ -164,12 +168,12 @@ impl Sender {
         }
     }
 
-    fn arm_timer(&mut self, now: SimTime) {
+    pub(super) fn arm_timer(&mut self, now: SimTime) {
         self.rto_deadline = Some(now + self.rtt.rto());
     }
 
     /// A retransmission recovery asks for at once: sent now, or first when pacing allows.
-    fn xmit_or_hold(&mut self, seq: u64, now: SimTime, out: &mut Vec<Packet>) {
+    pub(super) fn xmit_or_hold(&mut self, seq: u64, now: SimTime, out: &mut Vec<Packet>) {
         if self.pacer.may_send(now) {
             self.xmit(seq, now, out);
         } else {
@@ -177,7 +181,7 @@ impl Sender {
         }
     }
 
-    fn xmit(&mut self, seq: u64, now: SimTime, out: &mut Vec<Packet>) {
+    pub(super) fn xmit(&mut self, seq: u64, now: SimTime, out: &mut Vec<Packet>) {
         let retx = seq < self.sb.high();
         let tx = if self.rate_samples {
             self.rate.on_send(now, self.sb.high() == self.sb.una())
@@ -226,7 +230,7 @@ impl Sender {
         }
     }
 
-    fn may_send_new(&self) -> bool {
+    pub(super) fn may_send_new(&self) -> bool {
         let high = self.sb.high();
         high < self.limit && high - self.sb.una() < self.cfg.rwnd
     }
@@ -252,9 +256,13 @@ impl Sender {
                 return;
             }
         }
+        let sack1 = self.sack1_on();
         let pipe_driven =
             self.cfg.recovery == Recovery::Sack && matches!(self.state, CaState::Recovery | CaState::Loss);
-        if pipe_driven {
+        if sack1 && self.state == CaState::Recovery {
+            self.send_sack1(now, out);
+            self.snd_nxt = self.sb.high();
+        } else if pipe_driven && !sack1 {
             // RFC 6675 (5) and (C): send while cwnd - pipe >= 1, holes first.
             let wnd = self.cwnd.floor().max(1.0) as u64;
             while self.sb.pipe() < wnd {
@@ -317,7 +325,7 @@ impl Sender {
         };
     }
 
-    fn exit_recovery(&mut self, now: SimTime) {
+    pub(super) fn exit_recovery(&mut self, now: SimTime) {
         self.cwnd = self.ssthresh;
         self.prr = None;
         self.set_state(now, CaState::Open);
@@ -372,7 +380,8 @@ impl Sender {
             }
         }
         let fresh = if newly_acked > 0 { self.sb.ack_to(a, &mut self.rate) } else { 0 };
-        let newly_lost = if self.cfg.recovery == Recovery::Sack { self.sb.mark_lost() } else { 0 };
+        let rfc6675 = self.cfg.recovery == Recovery::Sack && !self.sack1_on();
+        let newly_lost = if rfc6675 { self.sb.mark_lost() } else { 0 };
         let delivered = fresh + newly_sacked;
         if delivered > 0 || rtt.is_some() {
             let v = self.view(now);
@@ -384,7 +393,9 @@ impl Sender {
             self.on_ecn_echo(a, now);
         }
         let mut avoid = None;
-        if newly_acked > 0 {
+        if self.sack1_on() {
+            avoid = self.on_ack_sack1(a, newly_acked, fresh, newly_sacked, now, out);
+        } else if newly_acked > 0 {
             avoid = self.on_new_ack(a, newly_acked, fresh, now, out);
         } else if self.sb.high() > una {
             self.on_dupack(now, out);
@@ -413,7 +424,14 @@ impl Sender {
 
     /// `fresh`: the newly acknowledged segments that had not been SACKed before.
     /// Returns the packets `cong_avoid` may count when the ACK allows window growth.
-    fn on_new_ack(&mut self, a: u64, newly_acked: u64, fresh: u64, now: SimTime, out: &mut Vec<Packet>) -> Option<u32> {
+    pub(super) fn on_new_ack(
+        &mut self,
+        a: u64,
+        newly_acked: u64,
+        fresh: u64,
+        now: SimTime,
+        out: &mut Vec<Packet>,
+    ) -> Option<u32> {
         self.dupacks = 0;
         let mut restart_timer = true;
         let mut avoid = None;

@@ -29,6 +29,7 @@ impl Sender {
         self.rtx_pending = None; // everything outstanding is resent from snd_una
         self.prr = None;
         match self.cfg.recovery {
+            Recovery::Sack if self.sack1_on() => self.on_rto_sack1(), // sack_ns2.rs
             Recovery::Sack => self.sb.mark_all_lost(),
             _ => self.snd_nxt = self.sb.una(),
         }
