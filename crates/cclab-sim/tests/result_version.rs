@@ -75,6 +75,10 @@ fn reference_runs() -> Vec<(String, String)> {
             let text = pair(name, "", queue, "").replace("recovery = \"\"\n", &format!("stack = \"{}\"\n", stack.name));
             runs.push((format!("stack {} cc {name}", stack.name), text));
         }
+        // SACK recovery under the profile (its default is NewReno or Reno under ns2).
+        let sack = pair("newreno", "sack", "droptail", ", loss = 0.01")
+            .replace("recovery = \"sack\"\n", &format!("recovery = \"sack\"\nstack = \"{}\"\n", stack.name));
+        runs.push((format!("stack {} recovery sack", stack.name), sack));
     }
     runs.push(("random loss".into(), pair("newreno", "sack", "droptail", ", loss = 0.001")));
     runs
