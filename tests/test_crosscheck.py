@@ -4,6 +4,7 @@ counters, and (where ns-2 is installed, as in CI) a run whose answer is known on
 from __future__ import annotations
 
 import json
+import subprocess
 import re
 from pathlib import Path
 
@@ -154,6 +155,26 @@ def test_a_window_limited_flow_gets_the_same_goodput_in_both(size):
     assert abs(gp["rel_diff"]) < 0.001, gp
     assert t.loc["bottleneck: drops", "cclab"] == t.loc["bottleneck: drops", "ns2"] == 0
     assert t.loc["retransmitted packets", "ns2"] == 0
+
+
+def _first_draws(lines):
+    tcl = "\n".join(["set ns [new Simulator]", *lines, "set u [new RandomVariable/Uniform]",
+                     'puts "[$u value] [$u value] [$u value] [$u value]"'])
+    out = subprocess.run([ns2.available(), "-"], input=tcl, capture_output=True, text=True, check=True).stdout
+    return [float(x) for x in out.split()]
+
+
+@pytest.mark.skipif(ns2.available() is None, reason="ns-2 is not installed (apt-get install ns2)")
+def test_ns2_replications_draw_independent_streams():
+    # `$defaultRNG seed k` alone makes seed 2's draws twice seed 1's (mod 1): correlated runs.
+    one, two = _first_draws(["$defaultRNG seed 1"]), _first_draws(["$defaultRNG seed 2"])
+    assert all(abs((2 * a) % 1 - b) < 1e-5 for a, b in zip(one, two)), (one, two)
+    # The script's seeding (one seed, a substream per replication) breaks that relation.
+    draws = [_first_draws(ns2.seeding(k)) for k in (1, 2, 3)]
+    for k, d in ((2, draws[1]), (3, draws[2])):
+        assert not all(abs((k * a) % 1 - b) < 1e-3 for a, b in zip(draws[0], d)), (draws[0], d)
+    assert len({tuple(d) for d in draws}) == 3
+    assert "$defaultRNG next-substream" in ns2.script(network(scenario(count=1)), 5.0, 0.0, 2)
 
 
 def test_matrix_verdicts_follow_the_bar_of_each_kind_of_metric():
