@@ -128,16 +128,13 @@ impl Sender {
             // `GetNextRetran`: from `h_seqno_` (at least snd_una), the first segment not
             // SACKed, if a SACKed segment lies above it.
             let h = self.sb.next_unsacked(self.sack1.next_hole.max(self.sb.una()));
-            let seq = if h < self.sb.high_sacked {
-                self.sack1.next_hole = h + 1; // `MarkRetran`
-                h
-            } else if self.may_send_new() {
-                self.sb.high()
-            } else {
-                break;
-            };
+            let hole = (h < self.sb.high_sacked).then_some(h);
+            let Some(seq) = self.next_to_send(hole) else { break };
             if !self.pacer.may_send(now) {
                 break;
+            }
+            if hole == Some(seq) {
+                self.sack1.next_hole = seq + 1; // `MarkRetran`
             }
             // ns-2's `output()` keeps timing its segment through a retransmission; only
             // `reset_rtx_timer` (the fast retransmit, a timeout) forgets it.

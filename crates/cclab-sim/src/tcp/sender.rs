@@ -230,6 +230,12 @@ impl Sender {
         }
     }
 
+    /// What a pipe-driven SACK sender sends next: the `hole` its rule chose, else new data
+    /// if the window and the transfer allow it.
+    pub(super) fn next_to_send(&self, hole: Option<u64>) -> Option<u64> {
+        hole.or_else(|| self.may_send_new().then(|| self.sb.high()))
+    }
+
     pub(super) fn may_send_new(&self) -> bool {
         let high = self.sb.high();
         high < self.limit && high - self.sb.una() < self.cfg.rwnd
@@ -266,13 +272,8 @@ impl Sender {
             // RFC 6675 (5) and (C): send while cwnd - pipe >= 1, holes first.
             let wnd = self.cwnd.floor().max(1.0) as u64;
             while self.sb.pipe() < wnd {
-                let s = if let Some(s) = self.sb.next_lost() {
-                    s
-                } else if self.may_send_new() {
-                    self.sb.high()
-                } else {
-                    break;
-                };
+                let lost = self.sb.next_lost();
+                let Some(s) = self.next_to_send(lost) else { break };
                 if !self.pacer.may_send(now) {
                     break;
                 }
