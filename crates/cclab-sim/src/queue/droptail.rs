@@ -83,33 +83,16 @@ impl QueueDisc for DropTail {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cc::CcHeader;
-    use crate::packet::{Kind, SackBlock};
+    use crate::queue::test_packet;
 
-    fn pkt(size: u32) -> Packet {
-        Packet {
-            seq: 0,
-            ts_val: SimTime::ZERO,
-            ts_ecr: SimTime::ZERO,
-            sack: [SackBlock::default(); 3],
-            cc: CcHeader::default(),
-            flow: 0,
-            size,
-            hop: 0,
-            kind: Kind::Data,
-            n_sack: 0,
-            retx: false,
-            flags: 0,
-        }
-    }
     const CTX: EnqueueContext = EnqueueContext { now: SimTime(0), idle_since: None };
 
     #[test]
     fn packet_capacity_drops_the_arrival_when_full() {
         let mut q = DropTail::new(Capacity::Packets(2));
-        assert!(q.enqueue(pkt(1500), &CTX).is_ok());
-        assert!(q.enqueue(pkt(1500), &CTX).is_ok());
-        assert_eq!(q.enqueue(pkt(40), &CTX).unwrap_err().1, DropCause::Overflow);
+        assert!(q.enqueue(test_packet(1500), &CTX).is_ok());
+        assert!(q.enqueue(test_packet(1500), &CTX).is_ok());
+        assert_eq!(q.enqueue(test_packet(40), &CTX).unwrap_err().1, DropCause::Overflow);
         assert_eq!(q.len_pkts(), 2);
     }
 
@@ -118,9 +101,9 @@ mod tests {
         let settings = QueueSettings { cap: Capacity::Packets(3), ..QueueSettings::EXAMPLE };
         let params: Params = [("count_in_service".to_string(), 1.0)].into_iter().collect();
         let mut q = build(&settings, &params).unwrap();
-        assert!(q.enqueue(pkt(1500), &CTX).is_ok());
-        assert!(q.enqueue(pkt(1500), &CTX).is_ok());
-        assert_eq!(q.enqueue(pkt(1500), &CTX).unwrap_err().1, DropCause::Overflow, "limit 3 holds 2");
+        assert!(q.enqueue(test_packet(1500), &CTX).is_ok());
+        assert!(q.enqueue(test_packet(1500), &CTX).is_ok());
+        assert_eq!(q.enqueue(test_packet(1500), &CTX).unwrap_err().1, DropCause::Overflow, "limit 3 holds 2");
         let bad: Params = [("count_in_service".to_string(), 2.0)].into_iter().collect();
         assert_eq!(build(&settings, &bad).err().unwrap().param, "count_in_service");
     }
@@ -128,10 +111,10 @@ mod tests {
     #[test]
     fn byte_capacity_admits_small_packets_a_large_one_would_overflow() {
         let mut q = DropTail::new(Capacity::Bytes(3000));
-        assert!(q.enqueue(pkt(1500), &CTX).is_ok());
-        assert!(q.enqueue(pkt(1460), &CTX).is_ok());
-        assert!(q.enqueue(pkt(1500), &CTX).is_err());
-        assert!(q.enqueue(pkt(40), &CTX).is_ok());
+        assert!(q.enqueue(test_packet(1500), &CTX).is_ok());
+        assert!(q.enqueue(test_packet(1460), &CTX).is_ok());
+        assert!(q.enqueue(test_packet(1500), &CTX).is_err());
+        assert!(q.enqueue(test_packet(40), &CTX).is_ok());
         assert_eq!(q.len_bytes(), 3000);
         assert_eq!(q.dequeue(SimTime::ZERO).unwrap().size, 1500);
         assert_eq!(q.len_bytes(), 1500);

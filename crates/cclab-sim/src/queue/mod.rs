@@ -157,3 +157,23 @@ pub enum Capacity {
     Bytes(u64),
     Unlimited,
 }
+
+/// A data packet of `size` bytes from flow 0, for the disciplines' unit tests.
+#[cfg(test)]
+pub(crate) fn test_packet(size: u32) -> Packet {
+    use crate::packet::{Kind, SackBlock};
+    Packet {
+        seq: 0,
+        ts_val: SimTime::ZERO,
+        ts_ecr: SimTime::ZERO,
+        sack: [SackBlock::default(); 3],
+        cc: crate::cc::CcHeader::default(),
+        flow: 0,
+        size,
+        hop: 0,
+        kind: Kind::Data,
+        n_sack: 0,
+        retx: false,
+        flags: 0,
+    }
+}

@@ -58,28 +58,9 @@ pub fn update(max_p: f64, avg: f64, lo: f64, hi: f64, c: &RedConfig) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cc::CcHeader;
-    use crate::packet::{Kind, Packet, SackBlock};
     use crate::queue::red::Red;
-    use crate::queue::{Capacity, EnqueueContext, QueueDisc};
+    use crate::queue::{test_packet, Capacity, EnqueueContext, QueueDisc};
     use crate::rng::stream_rng;
-
-    fn pkt() -> Packet {
-        Packet {
-            seq: 0,
-            ts_val: SimTime::ZERO,
-            ts_ecr: SimTime::ZERO,
-            sack: [SackBlock::default(); 3],
-            cc: CcHeader::default(),
-            flow: 0,
-            size: 500,
-            hop: 0,
-            kind: Kind::Data,
-            n_sack: 0,
-            retx: false,
-            flags: 0,
-        }
-    }
 
     /// ns-2's ARED on a 4 Mbit/s link (1000 packets of 500 B a second): thresholds 5 / 15, target
     /// [9, 11], in packets, with an average that arrivals do not move.
@@ -92,7 +73,7 @@ mod tests {
     fn arrive(red: &mut Red, avg: f64, ms: u64) {
         red.avg = avg;
         let ctx = EnqueueContext { now: SimTime::from_millis(ms), idle_since: None };
-        red.enqueue(pkt(), &ctx).expect("below min_th: no drop");
+        red.enqueue(test_packet(500), &ctx).expect("below min_th: no drop");
     }
 
     #[test]

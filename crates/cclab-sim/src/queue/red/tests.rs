@@ -1,26 +1,8 @@
 //! RED's unit tests (red.rs).
 
 use super::*;
-use crate::cc::CcHeader;
-use crate::packet::{Kind, SackBlock};
+use crate::queue::test_packet;
 use crate::rng::stream_rng;
-
-fn pkt() -> Packet {
-    Packet {
-        seq: 0,
-        ts_val: SimTime::ZERO,
-        ts_ecr: SimTime::ZERO,
-        sack: [SackBlock::default(); 3],
-        cc: CcHeader::default(),
-        flow: 0,
-        size: 500,
-        hop: 0,
-        kind: Kind::Data,
-        n_sack: 0,
-        retx: false,
-        flags: 0,
-    }
-}
 
 fn red(cfg: RedConfig) -> Red {
     // 4 Mbit/s: 1000 packets of 500 B per second, one per ms.
@@ -40,7 +22,7 @@ fn average_follows_the_ewma_over_a_known_arrival_sequence() {
     let mut r = red(cfg);
     // Arrivals see queues of 0, 1, 2, 3: avg = 0, 0.5, 1.25, 2.125.
     for _ in 0..4 {
-        r.enqueue(pkt(), &busy(SimTime::ZERO)).unwrap();
+        r.enqueue(test_packet(500), &busy(SimTime::ZERO)).unwrap();
     }
     assert!((r.avg - 2.125).abs() < 1e-12, "{}", r.avg);
 }
@@ -55,7 +37,7 @@ fn an_idle_period_decays_the_average_by_the_packets_the_link_could_have_sent() {
     r.avg = 10.0;
     // Idle for 5.5 ms at one packet per ms: m = 5, then the arrival at an empty queue.
     let ctx = EnqueueContext { now: SimTime::from_micros(5500), idle_since: Some(SimTime::ZERO) };
-    r.enqueue(pkt(), &ctx).unwrap();
+    r.enqueue(test_packet(500), &ctx).unwrap();
     let want = 10.0 * 0.9f64.powi(5) * 0.9;
     assert!((r.avg - want).abs() < 1e-12, "{} vs {want}", r.avg);
 }
@@ -86,11 +68,11 @@ fn wait_spreads_drops_uniformly_over_one_over_p_arrivals() {
 fn average_above_twice_max_th_drops_every_arrival_when_gentle() {
     let mut r = red(RedConfig::red());
     for _ in 0..5 {
-        r.fifo.enqueue(pkt(), &busy(SimTime::ZERO)).unwrap();
+        r.fifo.enqueue(test_packet(500), &busy(SimTime::ZERO)).unwrap();
     }
     r.avg = 31.0;
     r.above = true;
-    assert_eq!(r.enqueue(pkt(), &busy(SimTime::ZERO)).unwrap_err().1, DropCause::Early);
+    assert_eq!(r.enqueue(test_packet(500), &busy(SimTime::ZERO)).unwrap_err().1, DropCause::Early);
 }
 
 #[test]
@@ -98,22 +80,22 @@ fn ecn_capable_packets_are_marked_not_dropped_early() {
     let cfg = RedConfig { ecn: true, ..RedConfig::red() };
     let mut r = red(cfg);
     for _ in 0..5 {
-        r.fifo.enqueue(pkt(), &busy(SimTime::ZERO)).unwrap();
+        r.fifo.enqueue(test_packet(500), &busy(SimTime::ZERO)).unwrap();
     }
     r.above = true;
     r.avg = 14.0;
     r.count = 1000.0; // count * p_b >= 2: the early decision is certain
-    let mut p = pkt();
+    let mut p = test_packet(500);
     p.flags = ECT;
     r.enqueue(p, &busy(SimTime::ZERO)).unwrap();
     assert_eq!(r.fifo.packets().last().unwrap().flags, ECT | CE);
     assert_eq!(r.marks(), 1);
     // Not ECN-capable: dropped.
     r.count = 1000.0;
-    assert_eq!(r.enqueue(pkt(), &busy(SimTime::ZERO)).unwrap_err().1, DropCause::Early);
+    assert_eq!(r.enqueue(test_packet(500), &busy(SimTime::ZERO)).unwrap_err().1, DropCause::Early);
     // Above 2 max_th the drop is forced even for ECN-capable packets.
     r.avg = 31.0;
-    let mut p = pkt();
+    let mut p = test_packet(500);
     p.flags = ECT;
     assert_eq!(r.enqueue(p, &busy(SimTime::ZERO)).unwrap_err().1, DropCause::Early);
 }
@@ -124,7 +106,7 @@ fn byte_mode_keeps_the_average_in_bytes_and_reports_it_in_packets() {
     let mut r = red(cfg); // mean_pktsize 500 B
                           // Arrivals of 500 B see queues of 0, 500, 1000 bytes: avg = 0, 250, 625 bytes.
     for _ in 0..3 {
-        r.enqueue(pkt(), &busy(SimTime::ZERO)).unwrap();
+        r.enqueue(test_packet(500), &busy(SimTime::ZERO)).unwrap();
     }
     assert!((r.avg - 625.0).abs() < 1e-9, "{}", r.avg);
     assert!((r.avg_len().unwrap() - 1.25).abs() < 1e-12);
