@@ -109,8 +109,8 @@ def seeding(seed: int) -> List[str]:
     """Tcl that makes run ``seed`` (1, 2, ...) an independent replication. ns-2.35's
     ``$defaultRNG seed k`` sets all six words of its MRG32k3a state to k (tools/rng.cc
     ``RNG::set_seed``), so seeds 1, 2, 3 start from states that are multiples of one another
-    and their first draws are scaled copies (1 % random loss then drops 1.16 % of the packets
-    in every one of seeds 1-10). The ns-2 manual's way to replications is one seed and a new
+    and each one's draws are k times seed 1's, mod 1 (tests/test_crosscheck.py shows it with
+    ns-2's first draws). The ns-2 manual's way to replications is one seed and a new
     substream (2^76 draws apart) per replication: the package's default seed, 12345, then
     ``next-substream`` k - 1 times."""
     return ["ns-random 12345", "$defaultRNG seed 12345",
