@@ -12,8 +12,10 @@ cclab ran with. Where ns-2 counts differently the translation says so beside the
 - ``packetSize_`` is the payload; ns-2 adds 40 header bytes on the wire (tcp.cc
   ``headersize``), so it is cclab's packet size less 40 -- except for Vegas, whose
   ``output()`` (tcp-vegas.cc) sends ``packetSize_`` bytes with no header added.
-- The initial ssthresh is ``window_`` (tcp.cc ``reset``); cclab's ``init_ssthresh`` becomes
-  ``max_ssthresh_``.
+- The initial ssthresh is ``window_`` (tcp.cc ``reset``, which the start runs); cclab's
+  ``init_ssthresh`` is written into ``ssthresh_`` in the start's own event, after it. Not
+  ``max_ssthresh_``: that is RFC 3742's limited slow start, which ns-2 keeps applying above it
+  in congestion avoidance until the first loss (tcp.cc ``opencwnd``, ``limited_slow_start``).
 - ns-2 opens every connection with a 40-byte SYN as seq 0 (``syn_``): the goodput counted
   on the ns-2 side takes it as 40 bytes, not a packet; cclab's ``ns2`` profile sends one too.
 - Knobs without a scenario field (the RTO tick, RTT sampling, ACK counting, ...) are left at
@@ -171,8 +173,6 @@ def script(net: Mapping[str, Any], duration: float, warmup: float, seed: int) ->
             f"minrto_ {f['rto_min_s']!r}", f"rtxcur_init_ {f['rto_initial_s']!r}", f"maxrto_ {f['rto_max_s']!r}",
             f"overhead_ {f['overhead_s']!r}",
         ] + extra
-        if f["init_ssthresh"] is not None:
-            sets.append(f"max_ssthresh_ {int(f['init_ssthresh'])}")
         out.append(f"set tcp({i}) [new {agent}]")
         out += [f"$tcp({i}) set {s}" for s in sets]
         out.append(f"$ns attach-agent $n({f['src']}) $tcp({i})")
@@ -185,12 +185,12 @@ def script(net: Mapping[str, Any], duration: float, warmup: float, seed: int) ->
             out.append(f"set fm({i}) [$ns monitor-queue $n({last['from']}) $n({last['to']}) $nul]")
         out.append(f"$ns connect $tcp({i}) $sink({i})")
         out.append(f"set ftp({i}) [new Application/FTP]; $ftp({i}) attach-agent $tcp({i})")
-        if f["size_pkts"] is not None:
-            # `produce n` sets curseq_ = n and the agent sends seqnos 0..n (tcp.cc send_much):
-            # n + 1 packets.
-            out.append(f"$ns at {f['start_s']!r} \"$ftp({i}) produce {f['size_pkts'] - 1}\"")
-        else:
-            out.append(f"$ns at {f['start_s']!r} \"$ftp({i}) start\"")
+        # `produce n` sets curseq_ = n and the agent sends seqnos 0..n (tcp.cc send_much):
+        # n + 1 packets.
+        begin = f"$ftp({i}) produce {f['size_pkts'] - 1}" if f["size_pkts"] is not None else f"$ftp({i}) start"
+        if f["init_ssthresh"] is not None:
+            begin += f"; $tcp({i}) set ssthresh_ {int(f['init_ssthresh'])}"
+        out.append(f"$ns at {f['start_s']!r} \"{begin}\"")
         if f["stop_s"] is not None:
             out.append(f"$ns at {f['stop_s']!r} \"$ftp({i}) stop\"")
     n_flows = len(net["flows"])
