@@ -25,6 +25,7 @@ fn packet(seq: u64, kind: Kind) -> Packet {
         kind,
         n_sack: 0,
         retx: false,
+        immediate: false,
         flags: 0,
     }
 }

@@ -18,6 +18,8 @@ pub mod stream {
     pub const WEB: u64 = 5;
     /// UDP on/off periods (index: UDP source).
     pub const UDP: u64 = 6;
+    /// A TCP agent's clock phase under the ns2 profile (ns-2 `boot_time_`; index: flow).
+    pub const TCP_CLOCK: u64 = 7;
 }
 
 fn splitmix64(mut z: u64) -> u64 {

@@ -359,3 +359,57 @@ fn every_profile_fills_a_bottleneck_and_repairs_its_losses() {
         }
     }
 }
+
+/// ns-2 sends a limited-transmit segment, a fast retransmission and a partial ACK's
+/// retransmission through `output()` at once; the rest waits for a pending delayed send
+/// (`SendOverhead::DelayedSend`, sim/overhead.rs). Returns which segments the sender marked
+/// immediate: (initial window, two early duplicate ACKs, the third, a partial ACK).
+fn immediate_marks(stack: StackProfile) -> [Vec<(u64, bool)>; 4] {
+    let cfg =
+        TcpConfig { init_cwnd: 10.0, timestamps: false, recovery: Recovery::NewReno, stack, ..TcpConfig::default() };
+    let (mut s, first) = started(cfg, 100);
+    let marks = |o: &mut Vec<Packet>| o.drain(..).map(|p| (p.seq, p.immediate)).collect::<Vec<_>>();
+    let mut out = Vec::new();
+    s.on_ack(&ack(0), SimTime(10 * MS), &mut out);
+    s.on_ack(&ack(0), SimTime(11 * MS), &mut out);
+    let early = marks(&mut out);
+    s.on_ack(&ack(0), SimTime(12 * MS), &mut out);
+    let fast = marks(&mut out);
+    s.on_ack(&ack(3), SimTime(40 * MS), &mut out);
+    let partial = marks(&mut out);
+    [first.iter().map(|p| (p.seq, p.immediate)).collect(), early, fast, partial]
+}
+
+#[test]
+fn ns2_sends_limited_transmit_and_recovery_retransmissions_past_a_delayed_send() {
+    let [first, early, fast, partial] = immediate_marks(NS2);
+    assert!(first.iter().all(|&(_, now)| !now), "{first:?}");
+    assert_eq!(early, vec![(10, true), (11, true)]);
+    assert_eq!(fast, vec![(0, true)]);
+    assert_eq!(partial.first(), Some(&(3, true)), "{partial:?}");
+    // cclab has no limited transmit, and its recovery retransmissions are marked alike
+    // (the mark matters only under ns-2's delayed send).
+    let [_, early, fast, _] = immediate_marks(StackProfile::CCLAB);
+    assert!(early.is_empty());
+    assert_eq!(fast, vec![(0, true)]);
+}
+
+/// Each flow's ns-2 clock offset (`boot_time_`) under `seed`, in picoseconds.
+fn boot_times(stack: &str, seed: u64) -> Vec<u64> {
+    let text = format!(
+        "duration = \"1s\"\n[topology]\nbottleneck = {{ rate = \"10Mbps\", delay = \"10ms\", buffer = \"20pkts\" }}\n\
+         [[flows]]\ncc = \"newreno\"\ncount = 3\nrtt = \"40ms\"\nstack = \"{stack}\"\n"
+    );
+    let b = cclab_sim::Scenario::from_toml(&text).unwrap().build(seed).unwrap();
+    b.sim.flows.iter().map(|f| f.sender.cfg.rto.ns2_boot.0).collect()
+}
+
+#[test]
+fn each_ns2_agent_draws_its_own_clock_offset_within_a_tick_and_the_seed_decides_it() {
+    let (a, b) = (boot_times("ns2", 1), boot_times("ns2", 2));
+    assert!(a.iter().chain(&b).all(|&t| t < 10 * MS), "{a:?} {b:?}");
+    assert!(a[0] != a[1] && a[1] != a[2], "flows started together do not share a clock: {a:?}");
+    assert_ne!(a, b, "another seed, other offsets");
+    assert_eq!(a, boot_times("ns2", 1), "same seed, same offsets");
+    assert_eq!(boot_times("cclab", 1), vec![0, 0, 0], "no ns-2 clock outside the ns2 profile");
+}

@@ -174,6 +174,7 @@ pub(crate) fn test_packet(size: u32) -> Packet {
         kind: Kind::Data,
         n_sack: 0,
         retx: false,
+        immediate: false,
         flags: 0,
     }
 }

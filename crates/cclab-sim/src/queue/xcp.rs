@@ -238,6 +238,7 @@ mod tests {
             kind: Kind::Data,
             n_sack: 0,
             retx: false,
+            immediate: false,
             flags: 0,
         }
     }

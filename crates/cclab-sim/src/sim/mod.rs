@@ -8,16 +8,16 @@ use crate::engine::{Event, EventQueue};
 use crate::metrics::{FlowSeries, QueueSeries};
 use crate::net::{Link, Routes};
 use crate::packet::{Kind, Packet};
-use crate::tcp::{Receiver, ReceiverConfig, Sender, TcpConfig};
+use crate::tcp::{Receiver, ReceiverConfig, SendOverhead, Sender, TcpConfig};
 use crate::traffic::udp::UdpFlow;
 use crate::traffic::web::WebObject;
 use crate::units::SimTime;
-use rand::Rng;
 use rand_pcg::Pcg64;
 use std::collections::VecDeque;
 
 mod link;
 mod observe;
+mod overhead;
 mod timers;
 
 /// Everything needed to add one TCP flow.
@@ -80,6 +80,8 @@ pub struct Flow {
     /// Delivered bytes at the previous sample, for the goodput series.
     last_sample_bytes: u64,
     overhead: SimTime,
+    /// How the overhead applies (the flow's stack profile).
+    send_overhead: SendOverhead,
     rng: Pcg64,
     /// Data packets held back by the send overhead, with their departure times.
     held: VecDeque<(SimTime, Packet)>,
@@ -274,6 +276,7 @@ impl Simulation {
             pace_event_at: None,
             last_sample_bytes: 0,
             overhead: f.overhead,
+            send_overhead: f.tcp.stack.send_overhead,
             rng: f.rng,
             held: VecDeque::new(),
             web_object: None,
@@ -370,10 +373,10 @@ impl Simulation {
     fn emit(&mut self, out: &mut Vec<Packet>) {
         for p in out.drain(..) {
             let fl = &mut self.flows[p.flow as usize];
-            if fl.overhead > SimTime::ZERO {
-                let t = SimTime(self.now.0 + fl.rng.gen_range(0..=fl.overhead.0));
-                // Keep the flow's packets in order.
-                let t = fl.held.back().map_or(t, |&(last, _)| t.max(last));
+            let delayed_send = fl.send_overhead == SendOverhead::DelayedSend;
+            if fl.overhead > SimTime::ZERO && !(delayed_send && p.immediate) {
+                let held = fl.held.back().map(|&(last, _)| last);
+                let t = overhead::departure(fl.send_overhead, self.now, held, fl.overhead, &mut fl.rng);
                 if fl.held.is_empty() {
                     self.events.push(t, Event::SenderTx(p.flow));
                 }

@@ -20,7 +20,7 @@ pub mod sender;
 mod timeout;
 
 pub use config::TcpConfig;
-pub use profile::{SackFlavour, StackProfile};
+pub use profile::{SackFlavour, SendOverhead, StackProfile};
 pub use receiver::{Receiver, ReceiverConfig};
 pub use recovery::Recovery;
 pub use rtt::RtoConfig;

@@ -94,6 +94,23 @@ pub enum SackFlavour {
     Ns2Sack1,
 }
 
+/// How a flow's `overhead` (a random delay before data leaves the sender) applies.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SendOverhead {
+    /// Each data packet waits its own uniform draw in [0, overhead], the flow's order kept
+    /// (cclab): the flow's packets are spread out.
+    PerPacket,
+    /// ns-2's delayed send (tcp.cc and tcp-sack1.cc `send_much()`, `delsnd_timer_`): when the
+    /// window lets a packet out and no delay is pending, one uniform draw in [0, overhead]
+    /// delays it, and everything the window lets out before that delay ends leaves with it,
+    /// back to back (the timer's `send_much(1, ...)` sends all the window allows). A fast
+    /// retransmission, a partial ACK's retransmission and a limited-transmit segment leave at
+    /// once, as ns-2 sends them with `output()` directly (`Packet::immediate`). Two
+    /// departures: the sender commits a packet when its window lets it out, where ns-2 looks
+    /// at the window again when the delay ends, and its RTT timing starts then too.
+    DelayedSend,
+}
+
 /// One stack's TCP details (see the module doc).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct StackProfile {
@@ -167,6 +184,8 @@ pub struct StackProfile {
     pub syn_full_size: bool,
     /// The SACK sender (only with `recovery = "sack"`).
     pub sack_flavour: SackFlavour,
+    /// How `overhead` delays data (only with `overhead` above zero).
+    pub send_overhead: SendOverhead,
 }
 
 impl StackProfile {
@@ -195,11 +214,12 @@ impl StackProfile {
         cc_variants: &[],
         syn_full_size: false,
         sack_flavour: SackFlavour::Rfc6675,
+        send_overhead: SendOverhead::PerPacket,
     };
 
     pub const NS2: StackProfile = StackProfile {
         name: "ns2",
-        version: 3,
+        version: 4,
         init_cwnd: 2.0,
         timestamps: false,
         rto_initial_ms: 3000,
@@ -221,6 +241,7 @@ impl StackProfile {
         cc_variants: &[("vegas", "vegas-ns2")],
         syn_full_size: false,
         sack_flavour: SackFlavour::Ns2Sack1,
+        send_overhead: SendOverhead::DelayedSend,
     };
 
     pub const LINUX: StackProfile = StackProfile {
@@ -247,6 +268,7 @@ impl StackProfile {
         cc_variants: &[],
         syn_full_size: false,
         sack_flavour: SackFlavour::Rfc6675,
+        send_overhead: SendOverhead::PerPacket,
     };
 
     /// Every profile, the default first.

@@ -213,6 +213,7 @@ impl Receiver {
             kind: Kind::Ack,
             n_sack,
             retx: false,
+            immediate: false,
             flags: if self.ece { ECE } else { 0 },
         }
     }
@@ -248,6 +249,7 @@ mod tests {
             kind: Kind::Data,
             n_sack: 0,
             retx: false,
+            immediate: false,
             flags: 0,
         }
     }

@@ -16,6 +16,9 @@ pub struct RtoConfig {
     pub granularity: SimTime,
     /// ns-2's integer-tick estimator with this tick (rto_ns2.rs) instead of RFC 6298's.
     pub ns2_tick: Option<SimTime>,
+    /// Where the agent's tick boundaries fall, in [0, tick) (ns-2's `boot_time_`, drawn per
+    /// flow from its own random stream; see rto_ns2.rs).
+    pub ns2_boot: SimTime,
     /// Linux's estimator (rto_linux.rs) instead of RFC 6298's: `min` bounds the variance
     /// term, not the timeout.
     pub linux: bool,
@@ -29,6 +32,7 @@ impl Default for RtoConfig {
             max: SimTime::from_millis(60_000),
             granularity: SimTime::from_millis(1),
             ns2_tick: None,
+            ns2_boot: SimTime::ZERO,
             linux: false,
         }
     }
@@ -76,7 +80,7 @@ impl RttEstimator {
             samples: 0,
             sum: 0.0,
             rtt_max: SimTime::ZERO,
-            ns2: cfg.ns2_tick.map(|t| Ns2Rto::new(t.secs_f64(), cfg.initial.secs_f64())),
+            ns2: cfg.ns2_tick.map(|t| Ns2Rto::new(t.secs_f64(), cfg.initial.secs_f64(), cfg.ns2_boot.secs_f64())),
             linux: cfg.linux.then(|| LinuxRto::new((cfg.min.0 / 1_000_000) as i64)),
         }
     }

@@ -175,13 +175,18 @@ impl Sender {
     /// A retransmission recovery asks for at once: sent now, or first when pacing allows.
     pub(super) fn xmit_or_hold(&mut self, seq: u64, now: SimTime, out: &mut Vec<Packet>) {
         if self.pacer.may_send(now) {
-            self.xmit(seq, now, out);
+            self.xmit_direct(seq, now, out, true);
         } else {
             self.rtx_pending = Some(seq);
         }
     }
 
     pub(super) fn xmit(&mut self, seq: u64, now: SimTime, out: &mut Vec<Packet>) {
+        self.xmit_direct(seq, now, out, false);
+    }
+
+    /// `immediate`: the stack sends it at once, past a delayed send (`Packet::immediate`).
+    fn xmit_direct(&mut self, seq: u64, now: SimTime, out: &mut Vec<Packet>, immediate: bool) {
         let retx = seq < self.sb.high();
         let tx = if self.rate_samples {
             self.rate.on_send(now, self.sb.high() == self.sb.una())
@@ -219,6 +224,7 @@ impl Sender {
             kind: Kind::Data,
             n_sack: 0,
             retx,
+            immediate,
             flags,
         });
         self.stats.sent += 1;
@@ -257,7 +263,7 @@ impl Sender {
                 self.rtx_pending = None; // acknowledged meanwhile
             } else if self.pacer.may_send(now) {
                 self.rtx_pending = None;
-                self.xmit(s, now, out);
+                self.xmit_direct(s, now, out, true);
             } else {
                 return;
             }
@@ -282,14 +288,16 @@ impl Sender {
             self.snd_nxt = self.sb.high();
         } else {
             let mut wnd = (self.cwnd.floor().max(1.0) as u64).min(self.cfg.rwnd);
-            if self.state == CaState::Disorder && self.cfg.stack.limited_transmit {
-                // RFC 3042 (ns-2 `singledup_`): one new segment per early duplicate ACK.
+            let limited = self.state == CaState::Disorder && self.cfg.stack.limited_transmit;
+            if limited {
+                // RFC 3042 (ns-2 `singledup_`): one new segment per early duplicate ACK,
+                // sent at once (ns-2's `send_one()` calls `output()`).
                 wnd += u64::from(self.dupacks.min(2));
             }
             let una = self.sb.una();
             while self.snd_nxt < una + wnd && self.snd_nxt < self.limit && self.pacer.may_send(now) {
                 let s = self.snd_nxt;
-                self.xmit(s, now, out);
+                self.xmit_direct(s, now, out, limited);
                 self.snd_nxt += 1;
             }
         }

@@ -53,6 +53,12 @@ pub(super) fn build(input: &SourceInput, net: &mut Network) -> Result<(), Scenar
                 g.start
             };
             let cc = cc::build(&g.build_name, &g.params).expect("validated above");
+            let mut tcp = g.tcp;
+            if let Some(tick) = tcp.rto.ns2_tick {
+                // ns-2's `boot_time_`: uniform in [0, tick) (rto_ns2.rs).
+                let mut clock = stream_rng(seed, rng::stream::TCP_CLOCK, idx as u64);
+                tcp.rto.ns2_boot = SimTime(clock.gen_range(0..tick.0.max(1)));
+            }
             let group = spec.name.clone().unwrap_or_else(|| format!("{}{}", g.cc_name, gi));
             sim.add_flow(FlowSetup {
                 name: format!("{group}.{k}"),
@@ -60,7 +66,7 @@ pub(super) fn build(input: &SourceInput, net: &mut Network) -> Result<(), Scenar
                 cc_name: g.cc_name.clone(),
                 src,
                 dst,
-                tcp: g.tcp,
+                tcp,
                 receiver: g.rcv,
                 cc,
                 start,
