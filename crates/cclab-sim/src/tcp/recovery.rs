@@ -1,5 +1,6 @@
-//! The three loss recoveries a flow can use. The sender (`sender.rs`) holds
-//! the state machine; this names the variants and what distinguishes them.
+//! The three loss recoveries a flow can use, and the sender's way into and out of them
+//! (fast retransmit, partial and full ACKs, duplicate ACKs); `sender.rs` holds the rest of
+//! the sender and `sack_ns2.rs` ns-2's own SACK recovery.
 //!
 //! - `Reno` (RFC 5681, "classic" fast recovery as ns-2's `Agent/TCP/Reno`):
 //!   three duplicate ACKs retransmit `snd_una` and inflate the window; the
@@ -19,6 +20,11 @@
 //!   `IsLost` marks, then new data (NextSeg rules 1 and 2; rules 3 and 4, the
 //!   rescue retransmissions, are not implemented, as in ns-2's `Sack1`).
 
+use super::prr::Prr;
+use super::sender::Sender;
+use crate::cc::{CaState, CwndEvent};
+use crate::packet::Packet;
+use crate::units::SimTime;
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -46,6 +52,121 @@ impl Recovery {
             Recovery::Reno => "reno",
             Recovery::NewReno => "newreno",
             Recovery::Sack => "sack",
+        }
+    }
+}
+
+impl Sender {
+    fn enter_recovery(&mut self, now: SimTime, out: &mut Vec<Packet>) {
+        let v = self.view(now);
+        self.ssthresh = self.cc.ssthresh(&v);
+        self.recover = self.sb.high();
+        self.partial_acks = 0;
+        self.stats.fast_retransmits += 1;
+        self.set_state(now, CaState::Recovery);
+        let una = self.sb.una();
+        self.sb.mark_lost_one(una);
+        if self.cfg.stack.prr && self.cfg.recovery == Recovery::Sack {
+            // Linux: the window is set for this ACK first (on_ack), then the head goes out.
+            self.prr = Some(Prr::start(self.cwnd));
+        } else {
+            // RFC 5681 step 2-3, RFC 6582 step 2, RFC 6675 (4.3): retransmit the first lost segment now.
+            self.xmit_or_hold(una, now, out);
+        }
+        if self.cfg.stack.rearm_on_fast_retransmit {
+            self.arm_timer(now); // ns-2 `reset_rtx_timer(1, 0)`; Linux re-arms on resending the head
+        }
+        self.cwnd = match self.cfg.recovery {
+            Recovery::Sack => self.ssthresh,
+            // Inflate by the segments that left the network (the duplicate ACKs).
+            _ => self.ssthresh + self.cfg.dupthresh as f64,
+        };
+    }
+
+    pub(super) fn exit_recovery(&mut self, now: SimTime) {
+        self.cwnd = self.ssthresh;
+        self.prr = None;
+        self.set_state(now, CaState::Open);
+        let v = self.view(now);
+        self.cc.cwnd_event(&v, CwndEvent::RecoveryEnd);
+    }
+
+    /// `fresh`: the newly acknowledged segments that had not been SACKed before.
+    /// Returns the packets `cong_avoid` may count when the ACK allows window growth.
+    pub(super) fn on_new_ack(
+        &mut self,
+        a: u64,
+        newly_acked: u64,
+        fresh: u64,
+        now: SimTime,
+        out: &mut Vec<Packet>,
+    ) -> Option<u32> {
+        self.dupacks = 0;
+        let mut restart_timer = true;
+        let mut avoid = None;
+        match self.state {
+            CaState::Recovery => match self.cfg.recovery {
+                Recovery::Reno => self.exit_recovery(now),
+                _ if a >= self.recover => self.exit_recovery(now),
+                Recovery::NewReno => {
+                    // RFC 6582 3.2 step 5: retransmit the next hole, deflate by what was acknowledged.
+                    self.xmit_or_hold(a, now, out);
+                    self.cwnd = (self.cwnd - newly_acked as f64 + 1.0).max(1.0);
+                    self.partial_acks += 1;
+                    restart_timer = self.partial_acks == 1;
+                }
+                Recovery::Sack => {}
+            },
+            CaState::Loss | CaState::Open | CaState::Disorder => {
+                if self.state == CaState::Loss {
+                    if a >= self.recover {
+                        self.set_state(now, CaState::Open);
+                    }
+                } else {
+                    self.set_state(now, CaState::Open);
+                }
+                // Segments SACKed earlier are not counted again, and at most L per ACK
+                // for cclab (RFC 3465, L = 2): a cumulative ACK that jumps over a
+                // repaired hole must not open the window by thousands (the stack's
+                // counting, StackProfile::counted). Applied after recovery and the
+                // timer, by `cong_control`.
+                avoid = Some(self.cfg.stack.counted(fresh));
+            }
+        }
+        if self.snd_nxt < a {
+            self.snd_nxt = a;
+        }
+        if self.sb.high() == self.sb.una() {
+            self.rto_deadline = None;
+        } else if restart_timer {
+            self.arm_timer(now);
+        }
+        avoid
+    }
+
+    pub(super) fn on_dupack(&mut self, now: SimTime, out: &mut Vec<Packet>) {
+        self.dupacks += 1;
+        match self.state {
+            CaState::Open | CaState::Disorder => {
+                let una = self.sb.una();
+                let trigger = match self.cfg.recovery {
+                    Recovery::Sack => self.dupacks >= self.cfg.dupthresh || self.sb.is_lost(una),
+                    _ => self.dupacks == self.cfg.dupthresh,
+                };
+                // Not again for the same window (StackProfile::may_recover).
+                let allowed = self.cfg.stack.may_recover(una, self.recover);
+                if trigger && allowed {
+                    self.enter_recovery(now, out);
+                } else {
+                    self.set_state(now, CaState::Disorder);
+                }
+            }
+            CaState::Recovery => {
+                if self.cfg.recovery != Recovery::Sack {
+                    self.cwnd += 1.0; // RFC 5681 step 4: each duplicate ACK is a packet that left
+                }
+            }
+            CaState::Loss => {}
         }
     }
 }
