@@ -413,38 +413,3 @@ fn each_ns2_agent_draws_its_own_clock_offset_within_a_tick_and_the_seed_decides_
     assert_eq!(a, boot_times("ns2", 1), "same seed, same offsets");
     assert_eq!(boot_times("cclab", 1), vec![0, 0, 0], "no ns-2 clock outside the ns2 profile");
 }
-
-/// Reno, a window of 20 with segments 0 and 5 lost: three duplicate ACKs retransmit 0 and
-/// halve to 10; the ACK of 0's retransmission stops at 5 and ends the recovery; three more
-/// duplicate ACKs at 5, still inside the window the first fast retransmit covered. Returns
-/// (fast retransmits, ssthresh) after them, and the same after a timeout instead of the
-/// first fast retransmit.
-fn second_loss_in_a_window(stack: StackProfile) -> ((u64, f64), u64) {
-    let cfg = TcpConfig { init_cwnd: 20.0, recovery: Recovery::Reno, stack, ..TcpConfig::default() };
-    let (mut s, mut out) = started(cfg, 20);
-    for k in 0..3 {
-        s.on_ack(&ack(0), SimTime((10 + k) * MS), &mut out);
-    }
-    s.on_ack(&ack(5), SimTime(70 * MS), &mut out);
-    assert_eq!(s.state, CaState::Open, "{}: Reno ends recovery on the first new ACK", stack.name);
-    for k in 0..3 {
-        s.on_ack(&ack(5), SimTime((71 + k) * MS), &mut out);
-    }
-    let fast = (s.stats.fast_retransmits, s.ssthresh);
-    // After a timeout (recover = 20) the duplicate ACKs of go-back-N start nothing.
-    let (mut t, mut out) = started(cfg, 40);
-    t.on_rto(SimTime(1000 * MS), &mut out);
-    t.on_ack(&ack(5), SimTime(1010 * MS), &mut out);
-    for k in 0..3 {
-        t.on_ack(&ack(5), SimTime((1011 + k) * MS), &mut out);
-    }
-    (fast, t.stats.fast_retransmits)
-}
-
-#[test]
-fn ns2_reno_fast_retransmits_again_inside_the_window_but_not_after_a_timeout() {
-    // ns-2 (tcp-reno.cc allow_fast_retransmit): the second loss halves again, 20 -> 10 -> 5.
-    assert_eq!(second_loss_in_a_window(NS2), ((2, 5.0), 0));
-    // cclab: held back until snd_una passes the recovery point; the second loss waits for the timer.
-    assert_eq!(second_loss_in_a_window(StackProfile::CCLAB), ((1, 10.0), 0));
-}

@@ -131,9 +131,8 @@ VARIANTS = {1: _JITTER, 2: _JITTER, 3: _ONE + [_NOJIT], 4: _ONE + [_NOJIT], 5: _
 SETUP = [
     "Fig. 3's dumbbell: 5 S1 flows on 100 Mbit/s access links and 5 S2 flows on 1 Gbit/s access links, a "
     "2.5 Gbit/s bottleneck of 25/50/100 ms, 10,000-packet router buffer, 1500-byte packets, flows starting "
-    "in the first second; 'Reno' is cclab's `reno` with Reno recovery (docs/algorithms/reno.md: under "
-    "the default stack a second loss in a window waits for the timer), '+SACK' SACK recovery; HSTCP is "
-    "`highspeed` (RFC 3649 table), gHSTCP `ghstcp`.",
+    "in the first second; 'Reno' is cclab's `reno` with Reno recovery (ns-2's, with `bugfix_`), '+SACK' SACK "
+    "recovery; HSTCP is `highspeed` (RFC 3649 table), gHSTCP `ghstcp`.",
     "Not in the paper, chosen: access links buffer 10,000 packets like the routers (the paper gives no "
     "access buffer; with ns-2's default of 50 a Reno flow cannot fill its 100 Mbit/s link, which the paper "
     "says the S1 flows do in case 1; an unlimited one lets it queue seconds of data in front of its own "

@@ -18,7 +18,6 @@ impl Sender {
         self.ssthresh = self.cc.ssthresh(&v);
         self.cwnd = self.ssthresh.max(1.0);
         self.ecn_recover = self.sb.high();
-        self.last_cut_fast = false;
         self.send_cwr = true;
         self.stats.ecn_reductions += 1;
     }

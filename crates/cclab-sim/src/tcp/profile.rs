@@ -186,12 +186,6 @@ pub struct StackProfile {
     pub sack_flavour: SackFlavour,
     /// How `overhead` delays data (only with `overhead` above zero).
     pub send_overhead: SendOverhead,
-    /// Reno recovery: after a fast retransmit, three more duplicate ACKs start another one
-    /// even inside the window the first covered, halving again; only after a timeout does the
-    /// recovery point hold a fast retransmit back (ns-2's `RenoTcpAgent::allow_fast_retransmit()`,
-    /// true while `last_cwnd_action_` is `CWND_ACTION_DUPACK`, tcp-reno.cc `dupack_action()`).
-    /// cclab holds it back until snd_una passes the recovery point (`may_recover`).
-    pub reno_repeat_fast_retransmit: bool,
 }
 
 impl StackProfile {
@@ -221,12 +215,11 @@ impl StackProfile {
         syn_full_size: false,
         sack_flavour: SackFlavour::Rfc6675,
         send_overhead: SendOverhead::PerPacket,
-        reno_repeat_fast_retransmit: false,
     };
 
     pub const NS2: StackProfile = StackProfile {
         name: "ns2",
-        version: 5,
+        version: 4,
         init_cwnd: 2.0,
         timestamps: false,
         rto_initial_ms: 3000,
@@ -249,7 +242,6 @@ impl StackProfile {
         syn_full_size: false,
         sack_flavour: SackFlavour::Ns2Sack1,
         send_overhead: SendOverhead::DelayedSend,
-        reno_repeat_fast_retransmit: true,
     };
 
     pub const LINUX: StackProfile = StackProfile {
@@ -277,7 +269,6 @@ impl StackProfile {
         syn_full_size: false,
         sack_flavour: SackFlavour::Rfc6675,
         send_overhead: SendOverhead::PerPacket,
-        reno_repeat_fast_retransmit: false,
     };
 
     /// Every profile, the default first.
@@ -293,14 +284,12 @@ impl StackProfile {
 
     /// The profile as it applies to the algorithm built as `build_name`: ns-2's
     /// `Agent/TCP/Vegas` overrides `output()` and `recv()`, so its seq 0 is a full packet
-    /// (tcp-vegas.cc `output`, no `headersize()`), it has no limited transmit (its `recv`
-    /// never calls `send_one()`) and not Reno's `allow_fast_retransmit()` (it derives from
-    /// `TcpAgent`, not `RenoTcpAgent`).
+    /// (tcp-vegas.cc `output`, no `headersize()`) and it has no limited transmit (its `recv`
+    /// never calls `send_one()`).
     pub fn for_algorithm(mut self, build_name: &str) -> StackProfile {
         if build_name == "vegas-ns2" {
             self.syn_full_size = true;
             self.limited_transmit = false;
-            self.reno_repeat_fast_retransmit = false;
         }
         self
     }

@@ -4,13 +4,14 @@
 //!
 //! - `Reno` (RFC 5681, "classic" fast recovery as ns-2's `Agent/TCP/Reno`):
 //!   three duplicate ACKs retransmit `snd_una` and inflate the window; the
-//!   first new ACK ends recovery and deflates to `ssthresh`. In cclab's own TCP
-//!   three more duplicate ACKs do not start another fast retransmit until
-//!   everything sent before the first one is acknowledged, so several losses in
-//!   one window end in a retransmission timeout rather than in repeated halvings.
-//!   ns-2's Reno applies that hold (its `bugfix_`) only after a timeout and
-//!   halves again after a fast retransmit; the `ns2` profile follows it
-//!   (`StackProfile::reno_repeat_fast_retransmit`).
+//!   first new ACK ends recovery and deflates to `ssthresh`. As with ns-2's
+//!   `bugfix_` (its default), three more duplicate ACKs do not start another
+//!   fast retransmit until everything sent before the first one is
+//!   acknowledged, so several losses in one window end in a retransmission
+//!   timeout rather than in repeated halvings. (ns-2's `allow_fast_retransmit()`
+//!   would let one through while the last window action is still the fast
+//!   retransmit, but the first new ACK marks it `CWND_ACTION_EXITED`: tcp-reno.cc
+//!   `recv()`.)
 //! - `NewReno` (RFC 6582): recovery lasts until everything outstanding at its
 //!   start is acknowledged; each partial ACK retransmits the next hole and
 //!   deflates the window by the amount acknowledged (step 3 of section 3.2).
@@ -64,7 +65,6 @@ impl Sender {
         self.ssthresh = self.cc.ssthresh(&v);
         self.recover = self.sb.high();
         self.partial_acks = 0;
-        self.last_cut_fast = true;
         self.stats.fast_retransmits += 1;
         self.set_state(now, CaState::Recovery);
         let una = self.sb.una();
@@ -156,12 +156,8 @@ impl Sender {
                     Recovery::Sack => self.dupacks >= self.cfg.dupthresh || self.sb.is_lost(una),
                     _ => self.dupacks == self.cfg.dupthresh,
                 };
-                // Not again for the same window (StackProfile::may_recover), except in ns-2's
-                // Reno after a fast retransmit (`reno_repeat_fast_retransmit`).
-                let again = self.cfg.recovery == Recovery::Reno
-                    && self.cfg.stack.reno_repeat_fast_retransmit
-                    && self.last_cut_fast;
-                let allowed = again || self.cfg.stack.may_recover(una, self.recover);
+                // Not again for the same window (StackProfile::may_recover).
+                let allowed = self.cfg.stack.may_recover(una, self.recover);
                 if trigger && allowed {
                     self.enter_recovery(now, out);
                 } else {

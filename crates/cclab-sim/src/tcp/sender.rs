@@ -60,9 +60,6 @@ pub struct Sender {
     /// `snd_max` when the current recovery started: recovery ends once the ACK reaches it.
     pub(super) recover: u64,
     pub(super) partial_acks: u32,
-    /// The last window cut was a fast retransmit (ns-2 `last_cwnd_action_` is
-    /// `CWND_ACTION_DUPACK`), not a timeout or an ECN echo.
-    pub(super) last_cut_fast: bool,
     /// No ECN reduction until the ACK passes this (once per window, RFC 3168 section 6.1.2).
     pub(super) ecn_recover: u64,
     /// Set CWR on the next data segment.
@@ -105,7 +102,6 @@ impl Sender {
             dupacks: 0,
             recover: 0,
             partial_acks: 0,
-            last_cut_fast: false,
             ecn_recover: 0,
             send_cwr: false,
             rtt: RttEstimator::new(cfg.rto),

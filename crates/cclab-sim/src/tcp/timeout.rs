@@ -23,7 +23,6 @@ impl Sender {
         self.cc.cwnd_event(&v, CwndEvent::Timeout);
         self.cwnd = 1.0; // the loss window, RFC 5681
         self.recover = self.sb.high();
-        self.last_cut_fast = false;
         self.dupacks = 0;
         self.set_state(now, CaState::Loss);
         self.rtt.on_timeout();
