@@ -486,6 +486,17 @@ pub fn build(name: &str, params: &Params) -> Result<Box<dyn CongestionControl>, 
     }
 }
 
+/// The algorithm an add-on name wraps (`"cubic+ktcp"` -> `"cubic"`, innermost first);
+/// any other name as it is.
+pub fn wrapped(name: &str) -> &str {
+    for w in WRAPPER_REGISTRY.entries() {
+        if let Some(inner) = name.strip_suffix(w.name).and_then(|n| n.strip_suffix('+')) {
+            return wrapped(inner);
+        }
+    }
+    name
+}
+
 /// Splits parameters into those named with `prefix` (an add-on's) and the rest.
 pub fn split_params(p: &Params, prefix: &str) -> (Params, Params) {
     p.iter().map(|(k, v)| (k.clone(), *v)).partition(|(k, _)| k.starts_with(prefix))
