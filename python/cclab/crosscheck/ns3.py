@@ -251,7 +251,8 @@ def _hystart(net: Mapping[str, Any], f: Mapping[str, Any]) -> Dict[str, str]:
     if not f["cc_params"].get("hystart", 0):
         return {"HyStart": "false"}
     lo, hi = HYSTART_MARGIN
-    margin = _fmt(min(hi, max(lo, _path_rtt(net, f) / 8)))
+    # In whole microseconds, Linux's unit (and no float noise from summing the delays).
+    margin = _fmt(round(min(hi, max(lo, _path_rtt(net, f) / 8)) * 1e6) / 1e6)
     return {**HYSTART, "HyStartDelayMin": f"{margin}s", "HyStartDelayMax": f"{margin}s"}
 
 
