@@ -468,8 +468,7 @@ pub static BUILTIN: &[Entry<Builder>] = &[
 /// wraps it in a registered add-on (`"highspeed+ktcp"`): the parameters named with
 /// the add-on's prefix (`ktcp_*`) are the add-on's, the others the algorithm's.
 pub fn build(name: &str, params: &Params) -> Result<Box<dyn CongestionControl>, ParamError> {
-    for w in WRAPPER_REGISTRY.entries() {
-        let Some(inner) = name.strip_suffix(w.name).and_then(|n| n.strip_suffix('+')) else { continue };
+    if let Some((w, inner)) = add_on(name) {
         let (own, rest) = split_params(params, w.build.prefix);
         let wrapped = build(inner, &rest).map_err(|mut e| {
             // An unknown wrapped name is reported as written.
@@ -486,15 +485,15 @@ pub fn build(name: &str, params: &Params) -> Result<Box<dyn CongestionControl>, 
     }
 }
 
-/// The algorithm an add-on name wraps (`"cubic+ktcp"` -> `"cubic"`, innermost first);
-/// any other name as it is.
+/// `"<inner>+<add-on>"`: the add-on and the name it wraps.
+fn add_on(name: &str) -> Option<(Entry<Wrapper>, &str)> {
+    let split = |w: &Entry<Wrapper>| name.strip_suffix(w.name).and_then(|n| n.strip_suffix('+'));
+    WRAPPER_REGISTRY.entries().into_iter().find_map(|w| split(&w).map(|inner| (w, inner)))
+}
+
+/// The algorithm an add-on name wraps, innermost (`"cubic+ktcp"` -> `"cubic"`); else `name`.
 pub fn wrapped(name: &str) -> &str {
-    for w in WRAPPER_REGISTRY.entries() {
-        if let Some(inner) = name.strip_suffix(w.name).and_then(|n| n.strip_suffix('+')) {
-            return wrapped(inner);
-        }
-    }
-    name
+    add_on(name).map_or(name, |(_, inner)| wrapped(inner))
 }
 
 /// Splits parameters into those named with `prefix` (an add-on's) and the rest.
