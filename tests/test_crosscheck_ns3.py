@@ -97,12 +97,33 @@ def test_only_the_linux_profile_with_sack_recovers_with_prr():
 
 
 def test_algorithms_get_ns3s_type_and_cclabs_constants():
-    cubic = record(text(scenario(cc="cubic")), "flow", 0)
+    cubic = record(text(scenario(cc="cubic", stack="cclab")), "flow", 0)
     assert cubic["cc"] == "ns3::TcpCubic" and cubic["cc.HyStart"] == "false"
+    assert (cubic["cc.C"], cubic["cc.Beta"]) == ("0.4", "0.7")
     vegas = record(text(scenario(cc="vegas", recovery="newreno")), "flow", 0)
     assert (vegas["cc"], vegas["cc.Alpha"], vegas["cc.Beta"], vegas["cc.Gamma"]) == ("ns3::TcpVegas", "2", "4", "1")
     vegas = record(text(scenario(cc="vegas", recovery="newreno", cc_params={"alpha": 3, "beta": 6})), "flow", 0)
     assert (vegas["cc.Alpha"], vegas["cc.Beta"]) == ("3", "6")
+
+
+def test_cubic_runs_hystart_in_ns3_as_the_flow_resolved_it_with_linuxs_values():
+    # The linux stack turns HyStart on: ns-3's knobs at Linux's values, and the delay margin
+    # Linux's for the 60 ms path (60/8 = 7.5 ms, inside 4..16 ms) as both of ns-3's bounds.
+    on = record(text(scenario(cc="cubic")), "flow", 0)
+    assert (on["cc.HyStart"], on["cc.HyStartDetect"], on["cc.HyStartLowWindow"], on["cc.HyStartMinSamples"]) == (
+        "true", "BOTH", "16", "8")
+    assert (on["cc.HyStartAckDelta"], on["cc.CubicDelta"]) == ("0.002s", "1.0s")
+    assert on["cc.HyStartDelayMin"] == on["cc.HyStartDelayMax"] == "0.0075s"
+    # The margin's 4 ms floor and 16 ms ceiling.
+    assert record(text(scenario({"delay": "5ms"}, cc="cubic", rtt="20ms")), "flow", 0)["cc.HyStartDelayMin"] == "0.004s"
+    assert record(text(scenario(cc="cubic", rtt="200ms")), "flow", 0)["cc.HyStartDelayMax"] == "0.016s"
+    # Written, it translates (and is not refused as a parameter ns-3 would ignore).
+    off = scenario(cc="cubic", cc_params={"hystart": 0})
+    assert refusal(off, "ns3") is None
+    assert record(text(off), "flow", 0)["cc.HyStart"] == "false"
+    assert "cc.HyStartDelayMin" not in record(text(off), "flow", 0)
+    on = scenario(cc="cubic", stack="cclab", cc_params={"hystart": 1})
+    assert record(text(on), "flow", 0)["cc.HyStart"] == "true"
 
 
 @pytest.mark.parametrize("change, field", [

@@ -21,10 +21,10 @@ impl SimTime {
     pub fn from_secs_f64(s: f64) -> SimTime {
         SimTime((s * PS_PER_SEC as f64).round() as u64)
     }
-    pub fn from_millis(ms: u64) -> SimTime {
+    pub const fn from_millis(ms: u64) -> SimTime {
         SimTime(ms * 1_000_000_000)
     }
-    pub fn from_micros(us: u64) -> SimTime {
+    pub const fn from_micros(us: u64) -> SimTime {
         SimTime(us * 1_000_000)
     }
     pub fn secs_f64(self) -> f64 {

@@ -42,6 +42,8 @@ impl Clock {
             rtt_min: self.rtt,
             mss: 1500,
             state: self.state,
+            snd_una: 0,
+            snd_nxt: self.cwnd as u64,
         }
     }
 

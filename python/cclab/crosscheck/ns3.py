@@ -68,7 +68,7 @@ NAME = "ns3"
 STACKS = ("linux", "cclab")
 SUFFIX = ".ns3.txt"
 #: The cc_params the translation carries over, by algorithm (the rest are refused).
-CC_PARAMS = {"vegas": ("alpha", "beta", "gamma")}
+CC_PARAMS = {"vegas": ("alpha", "beta", "gamma"), "cubic": ("hystart",)}
 #: The flow counters the program prints, in order.
 FLOW_COUNTERS = ("rx_bytes", "retransmitted", "timeouts")
 RETRANSMITS, TIMEOUTS = "retransmitted", "timeouts"
@@ -80,8 +80,8 @@ CC = {
     "newreno": ("ns3::TcpNewReno", {}),
     "highspeed": ("ns3::TcpHighSpeed", {}),  # RFC 3649's table, as cclab's table = 1
     "vegas": ("ns3::TcpVegas", {}),
-    # cclab's variant 0 (RFC 9438): C 0.4, beta 0.7, fast convergence, Reno-friendly region,
-    # and no HyStart (ns-3 turns it on by default).
+    # cclab's variant 0 (RFC 9438): C 0.4, beta 0.7, fast convergence, Reno-friendly region;
+    # HyStart as the flow's resolved `hystart` says (ns-3 turns it on by default; see HYSTART).
     "cubic": ("ns3::TcpCubic", {"HyStart": "false", "C": "0.4", "Beta": "0.7",
                                  "FastConvergence": "true", "TcpFriendliness": "true"}),
     # cclab a = 0.01 per acknowledged packet: one packet per 100 acknowledged (AIFactor);
@@ -91,6 +91,14 @@ CC = {
     "bic": ("ns3::TcpBic", {"BinarySearchCoefficient": "2", "MaxIncr": "32", "Beta": "0.8",
                              "LowWnd": "14", "FastConvergence": "true"}),
 }
+#: ns-3's TcpCubic HyStart attributes at Linux's values (net/ipv4/tcp_cubic.c), for a flow with
+#: hystart = 1. ns-3.44 samples for HyStart after 10 ms of an epoch (CubicDelta), Linux after 1 s
+#: (HZ). HyStartDelayMin/Max are set per flow (_hystart): ns-3 clamps delay_min itself into them
+#: (tcp-cubic.cc:410, HystartDelayThresh) where Linux clamps delay_min / 8 into 4..16 ms.
+HYSTART = {"HyStart": "true", "HyStartDetect": "BOTH", "HyStartLowWindow": "16", "HyStartMinSamples": "8",
+           "HyStartAckDelta": "0.002s", "CubicDelta": "1.0s"}
+#: Linux's bounds of the delay test's margin (HYSTART_DELAY_MIN, HYSTART_DELAY_MAX), seconds.
+HYSTART_MARGIN = (0.004, 0.016)
 RECOVERY = "ns3::TcpClassicRecovery"
 PRR_RECOVERY = "ns3::TcpPrrRecovery"
 #: Bytes ns-3 adds to a segment's payload on a point-to-point link: TCP, IP, PPP headers.
@@ -227,13 +235,34 @@ def _check_links(net: Mapping[str, Any]) -> None:
                                   f"the delay of its reverse direction {back['name']} ({back['delay_s']})")
 
 
+def _path_rtt(net: Mapping[str, Any], f: Mapping[str, Any]) -> float:
+    """The flow's round-trip propagation delay, seconds (its data and ACK paths' link delays)."""
+    links = net["links"]
+    return sum(links[i]["delay_s"] for i in f["path_data"]) + sum(links[i]["delay_s"] for i in f["path_ack"])
+
+
+def _hystart(net: Mapping[str, Any], f: Mapping[str, Any]) -> Dict[str, str]:
+    """ns-3 TcpCubic attributes for the flow's resolved ``hystart`` (0 or 1).
+
+    With HyStart on, the delay test's margin is Linux's for the path: ns-3's threshold is
+    delay_min + clamp(delay_min, HyStartDelayMin, HyStartDelayMax) (tcp-cubic.cc:410), Linux's
+    delay_min + clamp(delay_min / 8, 4 ms, 16 ms); both bounds set to Linux's margin for a
+    delay_min of the path's propagation RTT make them agree while delay_min is that RTT."""
+    if not f["cc_params"].get("hystart", 0):
+        return {"HyStart": "false"}
+    lo, hi = HYSTART_MARGIN
+    # In whole microseconds, Linux's unit (and no float noise from summing the delays).
+    margin = _fmt(round(min(hi, max(lo, _path_rtt(net, f) / 8)) * 1e6) / 1e6)
+    return {**HYSTART, "HyStartDelayMin": f"{margin}s", "HyStartDelayMax": f"{margin}s"}
+
+
 def _buffers(net: Mapping[str, Any], f: Mapping[str, Any]) -> int:
     """Socket buffers, bytes: four times what the flow's paths can hold (their bandwidth-delay
     product and every limited queue on the data path), so that they never limit the window;
     the largest when no queue on the path is limited."""
     links = net["links"]
     data = [links[i] for i in f["path_data"]]
-    rtt = sum(l["delay_s"] for l in data) + sum(links[i]["delay_s"] for i in f["path_ack"])
+    rtt = _path_rtt(net, f)
     caps = [l["queue"]["capacity_pkts"] if l["queue"] else None for l in data]
     if all(c is None for c in caps):
         return BIG_BUFFER
@@ -269,6 +298,8 @@ def _flow(net: Mapping[str, Any], f: Mapping[str, Any], field: str) -> List[str]
             if v != int(v):
                 raise CrosscheckError(f"{field}.cc_params.{name}", v, "a whole number of packets (ns-3's TcpVegas)")
             cc_attrs[name.capitalize()] = str(int(v))
+    if f["cc"] == "cubic":
+        cc_attrs.update(_hystart(net, f))
     buf = _buffers(net, f)
     rcv = buf
     if f["rwnd"] is not None:

@@ -36,7 +36,10 @@
 //! - **Decrease from cwnd, not FlightSize** (RFC 9438 allows it); `ssthresh`
 //!   at least 2. No application-limited adjustment of the epoch: the
 //!   engine's flows always have data.
-//! - **HyStart++ is off**: slow start is RFC 5681's, as in `reno`.
+//! - **HyStart** (cc/hystart.rs, Linux's, not RFC 9406's HyStart++) with `hystart = 1`,
+//!   the `linux` stack profile's default: slow start ends (ssthresh = cwnd) when the
+//!   round's ACK train or its RTT says the pipe is full. Off by default: slow start is
+//!   then RFC 5681's, as in `reno`.
 //! - **Variant 1 (2008)**: `C = 0.4`, `beta = 0.8` (the paper's decrease
 //!   factor 0.2), so `alpha_cubic = 1/3`, kept constant: RFC 9438's switch of
 //!   `alpha_cubic` to 1 is newer than the paper, RFC 8312 and the Linux code
@@ -52,9 +55,18 @@
 //! | `beta` | fraction of the window kept on a loss (beta_cubic) | 0.7 (variant 1: 0.8) | [0.01, 0.99] |
 //! | `fast_convergence` | 1: on, 0: off | 1 | 0 or 1 |
 //! | `reno_friendly` | 1: use the Reno-friendly region W_est, 0: pure cubic | 1 | 0 or 1 |
+//! | `hystart` | 1: HyStart ends slow start (Linux's), 0: off | 0 (`linux` stack: 1) | 0 or 1 |
 
-use super::{additive_increase, CongestionControl, CwndEvent, ParamError, ParamReader, Params, SenderView};
+use super::hystart::HyStart;
+use super::{
+    additive_increase, AckSample, CongControl, CongestionControl, CwndEvent, ParamError, ParamReader, Params,
+    SenderView,
+};
 use crate::units::SimTime;
+
+/// RTT samples this soon after an epoch began are not HyStart's (Linux: `HZ` jiffies
+/// after `epoch_start` in `cubictcp_acked`, "right after fast recovery").
+pub const HYSTART_HOLDOFF: SimTime = SimTime::from_millis(1000);
 
 /// Which description of CUBIC the constants and the alpha rule follow.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -76,11 +88,20 @@ pub struct CubicConfig {
     pub fast_convergence: bool,
     /// Keep the window at least at Reno's estimate W_est (section 4.3).
     pub reno_friendly: bool,
+    /// End slow start with HyStart (cc/hystart.rs).
+    pub hystart: bool,
 }
 
 impl Default for CubicConfig {
     fn default() -> Self {
-        CubicConfig { variant: Variant::Rfc9438, c: 0.4, beta: 0.7, fast_convergence: true, reno_friendly: true }
+        CubicConfig {
+            variant: Variant::Rfc9438,
+            c: 0.4,
+            beta: 0.7,
+            fast_convergence: true,
+            reno_friendly: true,
+            hystart: false,
+        }
     }
 }
 
@@ -120,11 +141,29 @@ pub struct Cubic {
     epoch: Option<Epoch>,
     /// The next epoch is the first after a retransmission timeout.
     after_timeout: bool,
+    /// HyStart's state, when `cfg.hystart`.
+    hystart: Option<HyStart>,
+    /// The ssthresh HyStart set on the ACK being processed, for `ssthresh_after_ack`.
+    hystart_exit: Option<f64>,
 }
 
 impl Cubic {
     pub fn new(cfg: CubicConfig) -> Self {
-        Cubic { cfg, w_max: 0.0, cwnd_prior: 0.0, w_est: 0.0, epoch: None, after_timeout: false }
+        Cubic {
+            cfg,
+            w_max: 0.0,
+            cwnd_prior: 0.0,
+            w_est: 0.0,
+            epoch: None,
+            after_timeout: false,
+            hystart: cfg.hystart.then(HyStart::default),
+            hystart_exit: None,
+        }
+    }
+
+    /// HyStart's state, when it is on.
+    pub fn hystart(&self) -> Option<&HyStart> {
+        self.hystart.as_ref()
     }
 
     pub fn epoch(&self) -> Option<Epoch> {
@@ -199,6 +238,7 @@ pub fn build(p: &Params) -> Result<Box<dyn CongestionControl>, ParamError> {
         beta: r.get("beta", base.beta, 0.01, 0.99)?,
         fast_convergence: r.get_flag("fast_convergence", base.fast_convergence)?,
         reno_friendly: r.get_flag("reno_friendly", base.reno_friendly)?,
+        hystart: r.get_flag("hystart", base.hystart)?,
         ..base
     };
     r.finish()?;
@@ -227,11 +267,41 @@ impl CongestionControl for Cubic {
         super::slow_start_then(v, acked, |cwnd, left| self.avoid(v, cwnd, left))
     }
 
-    fn cwnd_event(&mut self, _v: &SenderView, ev: CwndEvent) {
+    fn cwnd_event(&mut self, v: &SenderView, ev: CwndEvent) {
         if ev == CwndEvent::Timeout {
             self.after_timeout = true;
             self.epoch = None;
+            // Linux re-arms HyStart on every entry to TCP_CA_Loss, which each timeout is.
+            if let Some(h) = &mut self.hystart {
+                h.on_timeout(v.now, v.snd_nxt);
+            }
         }
+    }
+
+    /// Linux `cubictcp_init`: HyStart's first round begins with the connection.
+    fn init(&mut self, v: &SenderView) -> Option<CongControl> {
+        if let Some(h) = &mut self.hystart {
+            h.new_round(v.now, v.snd_nxt);
+        }
+        None
+    }
+
+    /// Linux `cubictcp_acked`: the RTT sample goes to HyStart unless an epoch began less
+    /// than a second ago.
+    fn pkts_acked(&mut self, v: &SenderView, s: &AckSample) {
+        let (Some(h), Some(rtt)) = (&mut self.hystart, s.rtt) else { return };
+        if self.epoch.is_some_and(|e| v.now.saturating_sub(e.start) < HYSTART_HOLDOFF) {
+            return;
+        }
+        self.hystart_exit = h.on_sample(v, rtt);
+    }
+
+    fn ssthresh_after_ack(&mut self, _v: &SenderView) -> Option<f64> {
+        self.hystart_exit.take()
+    }
+
+    fn params(&self) -> Vec<(&'static str, f64)> {
+        vec![("hystart", if self.cfg.hystart { 1.0 } else { 0.0 })]
     }
 }
 

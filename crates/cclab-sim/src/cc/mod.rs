@@ -8,6 +8,7 @@
 //! | [`CongestionControl::ssthresh`]     | `ssthresh`    | a loss is detected (fast retransmit or RTO) |
 //! | [`CongestionControl::cong_avoid`]   | `cong_avoid`  | an ACK advances `snd_una` outside recovery |
 //! | [`CongestionControl::pkts_acked`]   | `pkts_acked`  | every ACK that acknowledges data, with its RTT sample |
+//! | [`CongestionControl::ssthresh_after_ack`] | (`pkts_acked` writing `snd_ssthresh`) | right after `pkts_acked`: a threshold set outside a loss (HyStart) |
 //! | [`CongestionControl::set_state`]    | `set_state`   | the sender changes congestion state |
 //! | [`CongestionControl::cwnd_event`]   | `cwnd_event`  | transmission starts, RTO, recovery ends |
 //! | [`CongestionControl::undo_cwnd`]    | `undo_cwnd`   | a loss turns out spurious (unused so far) |
@@ -41,6 +42,7 @@ pub mod ghstcp;
 pub mod highspeed;
 pub mod hrf;
 pub mod htcp;
+pub mod hystart;
 pub mod ktcp;
 pub mod lsrtt;
 pub mod reno;
@@ -99,6 +101,11 @@ pub struct SenderView {
     /// On-the-wire size of a data packet, bytes.
     pub mss: u32,
     pub state: CaState,
+    /// The oldest unacknowledged segment (Linux `snd_una`).
+    pub snd_una: u64,
+    /// One past the highest segment sent (Linux `snd_nxt`, which a timeout does not rewind;
+    /// cclab's go-back-N pointer after a timeout without SACK is not this).
+    pub snd_nxt: u64,
 }
 
 /// One ACK's worth of input (Linux `struct ack_sample`).
@@ -155,6 +162,14 @@ pub trait CongestionControl: Send {
 
     /// Called for every ACK that acknowledges data, before `cong_avoid`.
     fn pkts_acked(&mut self, _v: &SenderView, _s: &AckSample) {}
+
+    /// Called right after `pkts_acked`, with the same view: a new slow-start threshold the
+    /// algorithm sets outside a loss, or `None` (the default) to keep it. Linux lets
+    /// `pkts_acked` write `snd_ssthresh`; CUBIC's HyStart does, setting it to cwnd to leave
+    /// slow start (cc/hystart.rs). The sender applies it before this ACK's `cong_avoid`.
+    fn ssthresh_after_ack(&mut self, _v: &SenderView) -> Option<f64> {
+        None
+    }
 
     fn set_state(&mut self, _v: &SenderView, _new: CaState) {}
 
@@ -453,8 +468,7 @@ pub static BUILTIN: &[Entry<Builder>] = &[
 /// wraps it in a registered add-on (`"highspeed+ktcp"`): the parameters named with
 /// the add-on's prefix (`ktcp_*`) are the add-on's, the others the algorithm's.
 pub fn build(name: &str, params: &Params) -> Result<Box<dyn CongestionControl>, ParamError> {
-    for w in WRAPPER_REGISTRY.entries() {
-        let Some(inner) = name.strip_suffix(w.name).and_then(|n| n.strip_suffix('+')) else { continue };
+    if let Some((w, inner)) = add_on(name) {
         let (own, rest) = split_params(params, w.build.prefix);
         let wrapped = build(inner, &rest).map_err(|mut e| {
             // An unknown wrapped name is reported as written.
@@ -469,6 +483,17 @@ pub fn build(name: &str, params: &Params) -> Result<Box<dyn CongestionControl>, 
         Some(r) => (r.build)(params),
         None => Err(ParamError { param: String::new(), value: name.to_string(), accepted: REGISTRY.accepted() }),
     }
+}
+
+/// `"<inner>+<add-on>"`: the add-on and the name it wraps.
+fn add_on(name: &str) -> Option<(Entry<Wrapper>, &str)> {
+    let split = |w: &Entry<Wrapper>| name.strip_suffix(w.name).and_then(|n| n.strip_suffix('+'));
+    WRAPPER_REGISTRY.entries().into_iter().find_map(|w| split(&w).map(|inner| (w, inner)))
+}
+
+/// The algorithm an add-on name wraps, innermost (`"cubic+ktcp"` -> `"cubic"`); else `name`.
+pub fn wrapped(name: &str) -> &str {
+    add_on(name).map_or(name, |(_, inner)| wrapped(inner))
 }
 
 /// Splits parameters into those named with `prefix` (an add-on's) and the rest.

@@ -4,8 +4,8 @@ use super::{CaState, SenderView};
 use crate::units::SimTime;
 
 /// The sender at window `cwnd` and threshold `ssthresh`, packets: time zero, the Open
-/// state, 1500-byte packets, no RTT sample yet and `cwnd` packets in flight. A test
-/// sets what else it needs with `SenderView { srtt, ..view(cwnd, ssthresh) }`.
+/// state, 1500-byte packets, no RTT sample yet and `cwnd` packets in flight (segments 0
+/// to cwnd - 1). A test sets what else it needs with `SenderView { srtt, ..view(cwnd, ssthresh) }`.
 pub fn view(cwnd: f64, ssthresh: f64) -> SenderView {
     SenderView {
         now: SimTime::ZERO,
@@ -16,5 +16,7 @@ pub fn view(cwnd: f64, ssthresh: f64) -> SenderView {
         rtt_min: SimTime::ZERO,
         mss: 1500,
         state: CaState::Open,
+        snd_una: 0,
+        snd_nxt: cwnd as u64,
     }
 }

@@ -24,7 +24,6 @@ pub(super) fn group_settings(g: &FlowGroup, p: &str, duration: SimTime) -> Resul
     if count == 0 || count > 1_000_000 {
         return Err(err(format!("{p}.count"), count, "a whole number from 1 to 1000000"));
     }
-    let params: Params = g.cc_params.clone().unwrap_or_default();
     let stack = match &g.stack {
         None => StackProfile::CCLAB,
         Some(s) => StackProfile::parse(s).ok_or_else(|| err(format!("{p}.stack"), s, StackProfile::NAMES))?,
@@ -32,6 +31,8 @@ pub(super) fn group_settings(g: &FlowGroup, p: &str, duration: SimTime) -> Resul
     // The stack's own flavour of the algorithm, where it has one (ns-2's Vegas).
     let build_name = stack.variant_of(&g.cc).to_string();
     let stack = stack.for_algorithm(&build_name);
+    // The stack's parameter defaults (Linux's HyStart for CUBIC) under those written.
+    let params: Params = stack.cc_params(&build_name, g.cc_params.clone().unwrap_or_default());
     // Build once to validate the name and the parameters.
     cc::build(&build_name, &params).map_err(|e| {
         if e.param.is_empty() {

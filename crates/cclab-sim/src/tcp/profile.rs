@@ -19,7 +19,7 @@
 //! value; the profile only changes defaults and behaviours that have no field.
 //! docs/fidelity.md says how to compare a profile with the stack it follows.
 
-use crate::cc::CaState;
+use crate::cc::{CaState, Params};
 
 /// Which ACKs give an RTT sample when timestamps are off.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -179,6 +179,11 @@ pub struct StackProfile {
     /// The algorithm this stack runs for a `cc` name, where its own differs: (name in the
     /// scenario, registry name built). ns-2's Vegas is not Linux's (cc/vegas_ns2.rs).
     pub cc_variants: &'static [(&'static str, &'static str)],
+    /// Parameter defaults this stack gives an algorithm, where its own differ from cclab's:
+    /// (registry name, parameter, value). A parameter written in `cc_params` wins; an
+    /// add-on (`"cubic+ktcp"`) passes them to the algorithm it wraps. Linux's CUBIC ends slow
+    /// start with HyStart (net/ipv4/tcp_cubic.c `hystart` = 1; cc/hystart.rs).
+    pub cc_defaults: &'static [(&'static str, &'static str, f64)],
     /// The opening segment (seq 0, with `syn`) carries a full packet instead of headers only
     /// (ns-2's Vegas: its own `output()` sizes every segment alike; see `for_algorithm`).
     pub syn_full_size: bool,
@@ -212,6 +217,7 @@ impl StackProfile {
         delack_timeout_ms: 100,
         quickacks: 0,
         cc_variants: &[],
+        cc_defaults: &[],
         syn_full_size: false,
         sack_flavour: SackFlavour::Rfc6675,
         send_overhead: SendOverhead::PerPacket,
@@ -239,6 +245,7 @@ impl StackProfile {
         delack_timeout_ms: 100,
         quickacks: 0,
         cc_variants: &[("vegas", "vegas-ns2")],
+        cc_defaults: &[],
         syn_full_size: false,
         sack_flavour: SackFlavour::Ns2Sack1,
         send_overhead: SendOverhead::DelayedSend,
@@ -246,7 +253,8 @@ impl StackProfile {
 
     pub const LINUX: StackProfile = StackProfile {
         name: "linux",
-        version: 1,
+        // 2: HyStart for CUBIC.
+        version: 2,
         init_cwnd: 10.0,
         timestamps: true,
         rto_initial_ms: 1000,
@@ -266,6 +274,7 @@ impl StackProfile {
         delack_timeout_ms: 40,
         quickacks: 5,
         cc_variants: &[],
+        cc_defaults: &[("cubic", "hystart", 1.0)],
         syn_full_size: false,
         sack_flavour: SackFlavour::Rfc6675,
         send_overhead: SendOverhead::PerPacket,
@@ -280,6 +289,18 @@ impl StackProfile {
     /// The registry name to build for `cc` under this stack.
     pub fn variant_of<'a>(&self, cc: &'a str) -> &'a str {
         self.cc_variants.iter().find(|(n, _)| *n == cc).map_or(cc, |(_, v)| v)
+    }
+
+    /// `params` with this stack's defaults for the algorithm built as `build_name` added
+    /// where the scenario wrote none (`cc_defaults`; through an add-on, its wrapped algorithm's).
+    pub fn cc_params(&self, build_name: &str, mut params: Params) -> Params {
+        let algorithm = crate::cc::wrapped(build_name);
+        for &(cc, name, value) in self.cc_defaults {
+            if cc == algorithm {
+                params.entry(name.to_string()).or_insert(value);
+            }
+        }
+        params
     }
 
     /// The profile as it applies to the algorithm built as `build_name`: ns-2's

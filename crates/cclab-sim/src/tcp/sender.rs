@@ -132,6 +132,8 @@ impl Sender {
             rtt_min: self.rtt.rtt_min,
             mss: self.cfg.mss,
             state: self.state,
+            snd_una: self.sb.una(),
+            snd_nxt: self.sb.high(),
         }
     }
 
@@ -362,6 +364,9 @@ impl Sender {
             let v = self.view(now);
             let s = AckSample { acked: delivered as u32, rtt, rcv_tsval: ack.ts_val, cc_echo: ack.cc };
             self.cc.pkts_acked(&v, &s);
+            if let Some(t) = self.cc.ssthresh_after_ack(&v) {
+                self.ssthresh = t;
+            }
         }
 
         if ack.flags & ECE != 0 {

@@ -39,6 +39,8 @@ impl Driver {
             rtt_min: self.rtt,
             mss: 1500,
             state: CaState::Open,
+            snd_una: 0,
+            snd_nxt: self.cwnd as u64,
         }
     }
 

@@ -279,6 +279,10 @@ impl CongestionControl for Ktcp {
         self.inner.pkts_acked(&self.inner_view(v), s);
     }
 
+    fn ssthresh_after_ack(&mut self, v: &SenderView) -> Option<f64> {
+        self.inner.ssthresh_after_ack(&self.inner_view(v))
+    }
+
     fn set_state(&mut self, v: &SenderView, new: CaState) {
         // T_c counts fast retransmits, up to tc_max when that is set (section 3: the
         // period is lengthened "and kept constant").
