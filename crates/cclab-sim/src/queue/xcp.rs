@@ -219,28 +219,13 @@ impl QueueDisc for Xcp {
 mod tests {
     use super::*;
     use crate::cc::CcHeader;
-    use crate::packet::SackBlock;
 
     fn data(cwnd: f32, rtt: f32) -> Packet {
         let mut cc = CcHeader::default();
         cc.set_f32(H_CWND, cwnd);
         cc.set_f32(H_RTT, rtt);
         cc.set_f32(H_FEEDBACK, 1e9);
-        Packet {
-            seq: 0,
-            ts_val: SimTime::ZERO,
-            ts_ecr: SimTime::ZERO,
-            sack: [SackBlock::default(); 3],
-            cc,
-            flow: 0,
-            size: 1000,
-            hop: 0,
-            kind: Kind::Data,
-            n_sack: 0,
-            retx: false,
-            immediate: false,
-            flags: 0,
-        }
+        Packet { cc, ..crate::queue::test_packet(1000) }
     }
 
     /// 10 Mbit/s = 1.25e6 B/s; d = 0.1 s; 100 packets of 1000 B from flows with

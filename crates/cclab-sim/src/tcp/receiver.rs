@@ -237,21 +237,7 @@ mod tests {
     }
 
     fn data(seq: u64, ts: u64) -> Packet {
-        Packet {
-            seq,
-            ts_val: SimTime(ts),
-            ts_ecr: SimTime::ZERO,
-            sack: [SackBlock::default(); 3],
-            cc: CcHeader([seq as u32, 7, 0]),
-            flow: 0,
-            size: 1000,
-            hop: 0,
-            kind: Kind::Data,
-            n_sack: 0,
-            retx: false,
-            immediate: false,
-            flags: 0,
-        }
+        Packet { seq, ts_val: SimTime(ts), cc: CcHeader([seq as u32, 7, 0]), ..crate::queue::test_packet(1000) }
     }
 
     #[test]
