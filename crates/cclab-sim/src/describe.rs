@@ -94,6 +94,8 @@ pub struct FlowInfo {
     /// `None`: no receiver window.
     pub rwnd: Option<u64>,
     pub timestamps: bool,
+    /// `AckCounting::name`: what an ACK counts towards window growth.
+    pub ack_counting: String,
     pub dupthresh: u32,
     pub ecn: bool,
     pub rto_min_s: f64,
@@ -152,6 +154,7 @@ pub fn describe(sim: &Simulation) -> Network {
                 init_ssthresh: c.init_ssthresh.is_finite().then_some(c.init_ssthresh),
                 rwnd: (c.rwnd != u64::MAX).then_some(c.rwnd),
                 timestamps: c.timestamps,
+                ack_counting: c.stack.ack_counting.name(),
                 dupthresh: c.dupthresh,
                 ecn: c.ecn,
                 rto_min_s: c.rto.min.secs_f64(),

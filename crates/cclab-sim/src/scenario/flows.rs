@@ -1,7 +1,7 @@
 //! Each flow group's, UDP source's and web traffic's settings, read and validated from the scenario.
 
 use super::*;
-use crate::tcp::profile::RtoEstimator;
+use crate::tcp::profile::{AckCounting, RtoEstimator};
 
 /// A flow group's settings resolved from the scenario (before topology specifics).
 pub(super) struct GroupSettings {
@@ -30,7 +30,11 @@ pub(super) fn group_settings(g: &FlowGroup, p: &str, duration: SimTime) -> Resul
     };
     // The stack's own flavour of the algorithm, where it has one (ns-2's Vegas).
     let build_name = stack.variant_of(&g.cc).to_string();
-    let stack = stack.for_algorithm(&build_name);
+    let mut stack = stack.for_algorithm(&build_name);
+    if let Some(a) = &g.ack_counting {
+        stack.ack_counting =
+            AckCounting::parse(a).ok_or_else(|| err(format!("{p}.ack_counting"), a, AckCounting::NAMES))?;
+    }
     // The stack's parameter defaults (Linux's HyStart for CUBIC) under those written.
     let params: Params = stack.cc_params(&build_name, g.cc_params.clone().unwrap_or_default());
     // Build once to validate the name and the parameters.

@@ -273,6 +273,10 @@ pub struct FlowGroup {
     /// it sets the defaults of init_cwnd, timestamps and the RTO bounds below.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stack: Option<String>,
+    /// How many packets an ACK counts towards window growth: "abc", "per-ack" or "all"
+    /// (default: the stack's; tcp/profile.rs `AckCounting`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ack_counting: Option<String>,
     /// RFC 7323 timestamps (default: the stack's; true for "cclab").
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timestamps: Option<bool>,

@@ -81,6 +81,31 @@ pub enum AckCounting {
     All,
 }
 
+impl AckCounting {
+    /// The accepted values of a flow group's `ack_counting`.
+    pub const NAMES: &'static str = "\"abc\" (RFC 3465 with L = 2), \"per-ack\" or \"all\"";
+
+    /// The scenario name of a counting: `abc` is RFC 3465's with cclab's L = 2.
+    pub fn parse(name: &str) -> Option<AckCounting> {
+        match name {
+            "abc" => Some(AckCounting::Abc(2)),
+            "per-ack" => Some(AckCounting::PerAck),
+            "all" => Some(AckCounting::All),
+            _ => None,
+        }
+    }
+
+    /// The name `parse` reads (an L other than 2 has no scenario name and reads `abc-L`).
+    pub fn name(self) -> String {
+        match self {
+            AckCounting::Abc(2) => "abc".into(),
+            AckCounting::Abc(l) => format!("abc-{l}"),
+            AckCounting::PerAck => "per-ack".into(),
+            AckCounting::All => "all".into(),
+        }
+    }
+}
+
 /// Which sender runs a SACK recovery (`recovery = "sack"`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SackFlavour {
@@ -372,5 +397,19 @@ mod tests {
         }
         assert_eq!(StackProfile::parse("ns-2"), None);
         assert_eq!(StackProfile::default(), StackProfile::CCLAB);
+    }
+
+    #[test]
+    fn ack_counting_names_round_trip_and_count_as_named() {
+        for a in [AckCounting::Abc(2), AckCounting::PerAck, AckCounting::All] {
+            assert_eq!(AckCounting::parse(&a.name()), Some(a));
+            assert!(AckCounting::NAMES.contains(&format!("\"{}\"", a.name())));
+        }
+        assert_eq!(AckCounting::parse("ABC"), None);
+        // A delayed ACK covering 2 packets, a stretch ACK covering 5.
+        let with = |a| StackProfile { ack_counting: a, ..StackProfile::CCLAB };
+        assert_eq!([2, 5].map(|n| with(AckCounting::Abc(2)).counted(n)), [2, 2]);
+        assert_eq!([2, 5].map(|n| with(AckCounting::PerAck).counted(n)), [1, 1]);
+        assert_eq!([2, 5].map(|n| with(AckCounting::All).counted(n)), [2, 5]);
     }
 }
