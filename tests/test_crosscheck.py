@@ -244,14 +244,17 @@ def test_each_evidence_run_is_its_matrix_scenario_with_the_one_change_it_names(p
     # docs/fidelity.md quotes these as "the matrix scenario with one thing changed": the file
     # must say which scenario, translate, and differ from it only in the name, the changed
     # setting and (for the no-loss runs) the span.
-    stem = re.match(r"^(\d+b?-[a-z0-9-]+?)-(no-startup-loss|overhead|ack-every-segment|per-ack)$", path.stem)
+    stem = re.match(r"^(\d+b?-[a-z0-9-]+?)-(no-startup-loss|overhead|ack-every-segment|per-ack|handshake)$", path.stem)
     assert stem, path.stem
-    base_path = path.parents[2] / f"{stem.group(1)}.toml"
+    # The matrix scenario, or another evidence run (one more change on top of it).
+    base_path = next((p for p in (path.parents[2] / f"{stem.group(1)}.toml", path.with_name(f"{stem.group(1)}.toml"))
+                      if p.exists()), path.parents[2] / f"{stem.group(1)}.toml")
     assert base_path.exists(), base_path
     assert stem.group(1) in path.read_text().splitlines()[0]
     changed, base = cclab.load_scenario(path), cclab.load_scenario(base_path)
     allowed = {"no-startup-loss": {"init_ssthresh"}, "overhead": {"overhead"},
-               "ack-every-segment": {"delayed_ack"}, "per-ack": {"ack_counting"}}[stem.group(2)]
+               "ack-every-segment": {"delayed_ack"}, "per-ack": {"ack_counting"},
+               "handshake": {"handshake"}}[stem.group(2)]
     assert len(changed["flows"]) == len(base["flows"])
     added = set()
     for g, b in zip(changed["flows"], base["flows"]):

@@ -94,6 +94,8 @@ pub struct FlowInfo {
     /// `None`: no receiver window.
     pub rwnd: Option<u64>,
     pub timestamps: bool,
+    /// A SYN first, data once it is acknowledged (`StackProfile::syn`).
+    pub handshake: bool,
     /// `AckCounting::name`: what an ACK counts towards window growth.
     pub ack_counting: String,
     pub dupthresh: u32,
@@ -154,6 +156,7 @@ pub fn describe(sim: &Simulation) -> Network {
                 init_ssthresh: c.init_ssthresh.is_finite().then_some(c.init_ssthresh),
                 rwnd: (c.rwnd != u64::MAX).then_some(c.rwnd),
                 timestamps: c.timestamps,
+                handshake: c.stack.syn,
                 ack_counting: c.stack.ack_counting.name(),
                 dupthresh: c.dupthresh,
                 ecn: c.ecn,

@@ -31,6 +31,7 @@ pub(super) fn group_settings(g: &FlowGroup, p: &str, duration: SimTime) -> Resul
     // The stack's own flavour of the algorithm, where it has one (ns-2's Vegas).
     let build_name = stack.variant_of(&g.cc).to_string();
     let mut stack = stack.for_algorithm(&build_name);
+    stack.syn = g.handshake.unwrap_or(stack.syn);
     if let Some(a) = &g.ack_counting {
         stack.ack_counting =
             AckCounting::parse(a).ok_or_else(|| err(format!("{p}.ack_counting"), a, AckCounting::NAMES))?;

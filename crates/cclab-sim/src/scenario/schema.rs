@@ -273,6 +273,9 @@ pub struct FlowGroup {
     /// it sets the defaults of init_cwnd, timestamps and the RTO bounds below.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stack: Option<String>,
+    /// A SYN first, data once it is acknowledged (default: the stack's; true for "ns2").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub handshake: Option<bool>,
     /// How many packets an ACK counts towards window growth: "abc", "per-ack" or "all"
     /// (default: the stack's; tcp/profile.rs `AckCounting`).
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -181,7 +181,7 @@ pub struct StackProfile {
     /// `delay_growth_`, both on by default: tcp.cc `set_initial_window()`, `output()` sizes
     /// the SYN, `newack` callers open to `initial_window()` when `highest_ack_` is 0). Data
     /// starts one round trip later, and the first RTT sample is the SYN's. Linux's handshake
-    /// is not modelled yet.
+    /// is not modelled yet. A flow group's `handshake` overrides it.
     pub syn: bool,
     /// Loss recovery defaults to SACK (RFC 2018 / 6675) for every algorithm (Linux
     /// `net.ipv4.tcp_sack` 1); otherwise Reno for `reno` and NewReno for the others.

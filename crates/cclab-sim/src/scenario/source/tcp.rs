@@ -30,6 +30,7 @@ pub(super) static PARAMS: &[ParamSpec] = &[
     p("delayed_ack", "bool", "false", "true or false"),
     p("delack_timeout", "duration", "100ms", "a duration"),
     p("timestamps", "bool", "true", "true or false"),
+    p("handshake", "bool", "the stack's (false)", "true or false"),
     p("ack_counting", "name", "the stack's (abc)", "abc, per-ack, all"),
     p("rto_min", "duration", "200ms", "a duration"),
     p("rto_initial", "duration", "1s", "a duration > 0"),
