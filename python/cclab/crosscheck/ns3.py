@@ -73,6 +73,8 @@ CC_PARAMS = {"vegas": ("alpha", "beta", "gamma"), "cubic": ("hystart",)}
 FLOW_COUNTERS = ("rx_bytes", "retransmitted", "timeouts")
 RETRANSMITS, TIMEOUTS = "retransmitted", "timeouts"
 SOURCE = Path(__file__).with_name("ns3_crosscheck.cc")
+#: The header it includes (beside it, found by the quoted include); part of the cache key.
+RECORDS_SOURCE = Path(__file__).with_name("ns3_records.h")
 #: ns-3 congestion controls by cclab name, with the attributes that make them cclab's
 #: defaults (crates/cclab-sim/src/cc/*.rs tables).
 CC = {
@@ -159,7 +161,8 @@ def binary() -> Path:
     if prefix is None or cxx is None:
         raise CrosscheckError("--with", NAME, "an installed ns-3 (pip install ns3==3.44.post0) and g++")
     probe = _command(prefix, cxx, Path("OUT"))
-    key = hashlib.sha256(SOURCE.read_bytes() + "\0".join(probe).encode() + _version().encode()).hexdigest()[:16]
+    key = hashlib.sha256(SOURCE.read_bytes() + RECORDS_SOURCE.read_bytes() + "\0".join(probe).encode()
+                         + _version().encode()).hexdigest()[:16]
     base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "cclab" / "ns3" / key
     exe = base / "ns3-crosscheck"
     if exe.exists():

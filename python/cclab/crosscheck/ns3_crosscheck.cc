@@ -23,6 +23,8 @@
 #include "ns3/point-to-point-module.h"
 #include "ns3/traffic-control-module.h"
 
+#include "ns3_records.h"
+
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -33,81 +35,12 @@
 #include <vector>
 
 using namespace ns3;
+using cclab::Record;
+using cclab::Refuse;
+using cclab::SetAll;
 
 namespace
 {
-
-[[noreturn]] void
-Refuse(int line, const std::string& field, const std::string& value, const std::string& accepted)
-{
-    std::cerr << "ns3-crosscheck: line " << line << ": " << field << " = " << value
-              << "; accepted: " << accepted << std::endl;
-    std::exit(2);
-}
-
-// One record: its kind, its key=value pairs, and its line (for errors).
-struct Record
-{
-    std::string kind;
-    std::map<std::string, std::string> kv;
-    int line{0};
-
-    const std::string& Str(const std::string& k) const
-    {
-        auto it = kv.find(k);
-        if (it == kv.end())
-        {
-            Refuse(line, kind + "." + k, "(missing)", "a value");
-        }
-        return it->second;
-    }
-
-    double Num(const std::string& k, double lo, double hi) const
-    {
-        const std::string& s = Str(k);
-        char* end = nullptr;
-        double v = std::strtod(s.c_str(), &end);
-        if (end == s.c_str() || *end != '\0' || !std::isfinite(v) || v < lo || v > hi)
-        {
-            std::ostringstream os;
-            os << "a number from " << lo << " to " << hi;
-            Refuse(line, kind + "." + k, s, os.str());
-        }
-        return v;
-    }
-
-    // The pairs whose key starts with `prefix` ("tcp."), the prefix removed.
-    std::vector<std::pair<std::string, std::string>> With(const std::string& prefix) const
-    {
-        std::vector<std::pair<std::string, std::string>> out;
-        for (const auto& [k, v] : kv)
-        {
-            if (k.rfind(prefix, 0) == 0)
-            {
-                out.emplace_back(k.substr(prefix.size()), v);
-            }
-        }
-        return out;
-    }
-};
-
-void
-SetAll(ObjectBase& obj,
-       const std::vector<std::pair<std::string, std::string>>& attrs,
-       const Record& r,
-       const std::string& prefix)
-{
-    for (const auto& [name, value] : attrs)
-    {
-        if (!obj.SetAttributeFailSafe(name, StringValue(value)))
-        {
-            Refuse(r.line,
-                   r.kind + "." + prefix + name,
-                   value,
-                   "an attribute of " + obj.GetInstanceTypeId().GetName() + " and a value it takes");
-        }
-    }
-}
 
 // A link direction's counters. Packets waiting are integrated over time as they change, so
 // the mean queue needs no sampling; bytes are counted as transmission begins (the PPP header
