@@ -139,6 +139,37 @@ def test_the_report_lines_are_read_back_and_a_run_that_did_not_end_is_an_error()
         ns2.parse("W 2.0 F 9 1 0 -1\n")
 
 
+def test_udp_sources_become_ns2_cbr_or_exponential_sources_at_the_built_rate():
+    sc = scenario()
+    sc["udp"] = [{"rate": "3Mbps", "packet_size": "1000B", "start": "1s", "stop": "4s"},
+                 {"rate": "2Mbps", "packet_size": "500B", "on_time": "0.5s", "off_time": "0.25s"}]
+    text = tcl(sc)
+    cbr, onoff = text.split("set udp(1)")
+    assert "[new Application/Traffic/CBR]" in cbr and "Exponential" not in cbr
+    assert "$udp(0) set packetSize_ 1000" in cbr and "$cbr(0) set packetSize_ 1000" in cbr
+    rate = float(re.search(r"\$cbr\(0\) set rate_ (\S+)", cbr).group(1))
+    assert rate == pytest.approx(3e6, rel=1e-6)
+    assert '$ns at 1.0 "$cbr(0) start"' in cbr and '$ns at 4.0 "$cbr(0) stop"' in cbr
+    assert "[new Application/Traffic/Exponential]" in onoff
+    assert "$cbr(1) set burst_time_ 0.5" in onoff and "$cbr(1) set idle_time_ 0.25" in onoff
+    assert "$cbr(1) stop" not in onoff
+
+
+@pytest.mark.skipif(ns2.available() is None, reason="ns-2 is not installed (apt-get install ns2)")
+def test_a_udp_source_takes_the_same_share_of_the_link_in_both():
+    # A 4 Mbit/s CBR source beside one window-limited flow on an idle 10 Mbit/s link: nothing
+    # is lost, and the link carries the flow's goodput plus the source's rate. A wrong rate,
+    # packet size or start in the translation moves ns-2's utilization only.
+    sc = scenario(count=1, rwnd=10)
+    sc["warmup"] = "1s"
+    sc["udp"] = [{"rate": "4Mbps", "packet_size": "1000B"}]
+    t = crosscheck(sc, "ns2", seeds=1).table().set_index("metric")
+    util = t.loc["bottleneck: utilization %"]
+    assert 40.0 < util["ns2"] < 100.0
+    assert abs(util["rel_diff"]) < 0.005, util
+    assert t.loc["bottleneck: drops", "cclab"] == t.loc["bottleneck: drops", "ns2"] == 0
+
+
 @pytest.mark.skipif(ns2.available() is None, reason="ns-2 is not installed (apt-get install ns2)")
 @pytest.mark.parametrize("size", ["1500B", "1000B"])
 def test_a_window_limited_flow_gets_the_same_goodput_in_both(size):

@@ -154,6 +154,7 @@ def test_queues_and_graphs_ns3_cannot_build_alike_are_refused():
         text(tri)
     # The matrix asks the same question before it runs anything.
     assert refusal(scenario(recovery="reno"), "ns3").field == "flows[0].recovery"
+    assert refusal(dict(scenario(), udp=[{"rate": "1Mbps"}]), "ns3").field == "udp"
     assert refusal(scenario(), "ns3") is None
 
 

@@ -47,7 +47,8 @@ class Sim:
         """The network as built, as JSON: ``{"nodes", "links": [{name, role, from, to, rate_bps,
         delay_s, loss, queue: {kind, capacity_pkts, capacity_bytes, params}}], "flows": [{name,
         group, cc, src, dst, start_s, stop_s, packet_size, recovery, stack, init_cwnd, ...}],
-        "udp_sources", "web"}`` (crates/cclab-sim/src/describe.rs)."""
+        "udp": [{name, group, src, dst, path, packet_size, rate_bps, start_s, stop_s, on_s, off_s}],
+        "web"}`` (crates/cclab-sim/src/describe.rs)."""
     def results(self) -> dict[str, dict[str, Column] | dict[str, float]]:
         """The results so far: ``{"flows", "queues", "links", "flow_series",
         "queue_series": {column: array}, "summary": {name: float}}``."""

@@ -18,8 +18,8 @@ pub struct Network {
     pub warmup_s: f64,
     pub links: Vec<LinkInfo>,
     pub flows: Vec<FlowInfo>,
-    /// UDP sources and web objects are not described; a translator refuses them.
-    pub udp_sources: usize,
+    pub udp: Vec<UdpInfo>,
+    /// Web objects are not described; a translator refuses them.
     pub web: bool,
 }
 
@@ -27,6 +27,26 @@ impl Network {
     pub fn to_json(&self) -> String {
         serde_json::to_string(self).expect("a network description always serializes")
     }
+}
+
+/// A UDP source as built: constant bit rate, or on/off with exponential periods.
+#[derive(Serialize, Debug)]
+pub struct UdpInfo {
+    pub name: String,
+    pub group: String,
+    pub src: u32,
+    pub dst: u32,
+    /// Link indices the packets cross.
+    pub path: Vec<u32>,
+    /// Packet size on the wire, bytes.
+    pub packet_size: u32,
+    /// Sending rate while on, bit/s (packet size over the interval between packets).
+    pub rate_bps: f64,
+    pub start_s: f64,
+    pub stop_s: Option<f64>,
+    /// Mean on and off periods of an on/off source, seconds (both exponential).
+    pub on_s: Option<f64>,
+    pub off_s: Option<f64>,
 }
 
 /// One direction of a link.
@@ -175,7 +195,23 @@ pub fn describe(sim: &Simulation) -> Network {
         warmup_s: sim.warmup.secs_f64(),
         links,
         flows,
-        udp_sources: sim.udp.len(),
+        udp: sim
+            .udp
+            .iter()
+            .map(|u| UdpInfo {
+                name: u.name.clone(),
+                group: u.group.clone(),
+                src: u.path.first().map(|&i| sim.links[i as usize].from).unwrap_or(0),
+                dst: u.path.last().map(|&i| sim.links[i as usize].to).unwrap_or(0),
+                path: u.path.clone(),
+                packet_size: u.size,
+                rate_bps: u.size as f64 * 8.0 / u.interval.secs_f64(),
+                start_s: u.start.secs_f64(),
+                stop_s: u.stop.map(|t| t.secs_f64()),
+                on_s: u.on_off.map(|(on, _)| on.mean()),
+                off_s: u.on_off.map(|(_, off)| off.mean()),
+            })
+            .collect(),
         web: sim.web.is_some(),
     }
 }

@@ -119,10 +119,31 @@ def seeding(seed: int) -> List[str]:
             f"for {{set r 1}} {{$r < {int(seed)}}} {{incr r}} {{ $defaultRNG next-substream }}"]
 
 
+def udp_sources(udp: List[Mapping[str, Any]]) -> List[str]:
+    """Tcl for cclab's UDP sources: `Agent/UDP` to `Agent/Null` driven by
+    `Application/Traffic/CBR`, or by `Application/Traffic/Exponential` for an on/off source
+    (cclab's on/off source is ns-2's: exponential on and off periods, the rate while on). The
+    agent's `packetSize_` is the application's, so that udp.cc `sendmsg` sends each
+    application packet as one packet of that size on the wire (ns-2's UDP adds no header);
+    CBR's `random_` stays 0, constant spacing as cclab's."""
+    out: List[str] = []
+    for i, u in enumerate(udp):
+        app = "Exponential" if u["on_s"] is not None else "CBR"
+        sets = [f"packetSize_ {u['packet_size']}", f"rate_ {u['rate_bps']!r}"]
+        if app == "Exponential":
+            sets += [f"burst_time_ {u['on_s']!r}", f"idle_time_ {u['off_s']!r}"]
+        out += [f"set udp({i}) [new Agent/UDP]", f"$udp({i}) set packetSize_ {u['packet_size']}",
+                f"$ns attach-agent $n({u['src']}) $udp({i})", f"set unul({i}) [new Agent/Null]",
+                f"$ns attach-agent $n({u['dst']}) $unul({i})", f"$ns connect $udp({i}) $unul({i})",
+                f"set cbr({i}) [new Application/Traffic/{app}]", *[f"$cbr({i}) set {s}" for s in sets],
+                f"$cbr({i}) attach-agent $udp({i})", f"$ns at {u['start_s']!r} \"$cbr({i}) start\""]
+        if u["stop_s"] is not None:
+            out.append(f"$ns at {u['stop_s']!r} \"$cbr({i}) stop\"")
+    return out
+
+
 def script(net: Mapping[str, Any], duration: float, warmup: float, seed: int) -> str:
     """The Tcl script of the built network ``net`` (refuses what does not map)."""
-    if net["udp_sources"]:
-        raise CrosscheckError("udp", f"{net['udp_sources']} sources", "no UDP sources (not translated yet)")
     if net["web"]:
         raise CrosscheckError("web", "(set)", "no web traffic (ns-2 has no cclab web model)")
     check_tree(net)
@@ -193,6 +214,7 @@ def script(net: Mapping[str, Any], duration: float, warmup: float, seed: int) ->
         out.append(f"$ns at {f['start_s']!r} \"{begin}\"")
         if f["stop_s"] is not None:
             out.append(f"$ns at {f['stop_s']!r} \"$ftp({i}) stop\"")
+    out += udp_sources(net["udp"])
     n_flows = len(net["flows"])
     qs = " ".join(map(str, watched))
     # bdepartures_ is a 32-bit int in ns-2 (queue-monitor.h) and wraps after 2^31 bytes (17 s at

@@ -331,8 +331,8 @@ def _flow(net: Mapping[str, Any], f: Mapping[str, Any], field: str) -> List[str]
 
 def script(net: Mapping[str, Any], duration: float, warmup: float, seed: int) -> str:
     """The description of the built network ``net`` for the program (refuses what does not map)."""
-    if net["udp_sources"]:
-        raise CrosscheckError("udp", f"{net['udp_sources']} sources", "no UDP sources (not translated yet)")
+    if net["udp"]:
+        raise CrosscheckError("udp", f"{len(net['udp'])} sources", "no UDP sources (not translated to ns-3 yet)")
     if net["web"]:
         raise CrosscheckError("web", "(set)", "no web traffic (ns-3 has no cclab web model)")
     check_tree(net)
