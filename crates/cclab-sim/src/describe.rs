@@ -117,7 +117,7 @@ pub struct FlowInfo {
     /// A SYN first, data once it is acknowledged (`StackProfile::syn`).
     pub handshake: bool,
     /// `AckCounting::name`: what an ACK counts towards window growth.
-    pub ack_counting: String,
+    pub ack_counting: &'static str,
     pub dupthresh: u32,
     pub ecn: bool,
     pub rto_min_s: f64,

@@ -72,8 +72,8 @@ pub enum RecoveryBoundary {
 /// How many packets one ACK counts towards window growth.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum AckCounting {
-    /// Appropriate byte counting with limit L packets (RFC 3465; cclab L = 2).
-    Abc(u32),
+    /// Appropriate byte counting with limit L = [`AckCounting::ABC_L`] packets (RFC 3465).
+    Abc,
     /// One per new ACK whatever it covers (ns-2's `opencwnd()`: +1 in slow start,
     /// +1/cwnd in congestion avoidance, per ACK).
     PerAck,
@@ -82,26 +82,28 @@ pub enum AckCounting {
 }
 
 impl AckCounting {
+    /// RFC 3465's L: the most packets one ACK counts under `Abc` (the RFC's recommended 2).
+    pub const ABC_L: u64 = 2;
+
     /// The accepted values of a flow group's `ack_counting`.
     pub const NAMES: &'static str = "\"abc\" (RFC 3465 with L = 2), \"per-ack\" or \"all\"";
 
     /// The scenario name of a counting: `abc` is RFC 3465's with cclab's L = 2.
     pub fn parse(name: &str) -> Option<AckCounting> {
         match name {
-            "abc" => Some(AckCounting::Abc(2)),
+            "abc" => Some(AckCounting::Abc),
             "per-ack" => Some(AckCounting::PerAck),
             "all" => Some(AckCounting::All),
             _ => None,
         }
     }
 
-    /// The name `parse` reads (an L other than 2 has no scenario name and reads `abc-L`).
-    pub fn name(self) -> String {
+    /// The name `parse` reads.
+    pub fn name(self) -> &'static str {
         match self {
-            AckCounting::Abc(2) => "abc".into(),
-            AckCounting::Abc(l) => format!("abc-{l}"),
-            AckCounting::PerAck => "per-ack".into(),
-            AckCounting::All => "all".into(),
+            AckCounting::Abc => "abc",
+            AckCounting::PerAck => "per-ack",
+            AckCounting::All => "all",
         }
     }
 }
@@ -232,7 +234,7 @@ impl StackProfile {
         karn: false,
         rto_ssthresh: RtoSsthresh::OpenOnly,
         recovery_boundary: RecoveryBoundary::Inclusive,
-        ack_counting: AckCounting::Abc(2),
+        ack_counting: AckCounting::Abc,
         rearm_on_fast_retransmit: false,
         limited_transmit: false,
         syn: false,
@@ -309,6 +311,9 @@ impl StackProfile {
     pub const ALL: [StackProfile; 3] = [Self::CCLAB, Self::NS2, Self::LINUX];
 
     /// The accepted names, for error messages.
+    /// RFC 3465's L: the most packets one ACK counts under `Abc` (the RFC's recommended 2).
+    pub const ABC_L: u64 = 2;
+
     pub const NAMES: &'static str = "\"cclab\" (default), \"ns2\" or \"linux\"";
 
     /// The registry name to build for `cc` under this stack.
@@ -360,7 +365,7 @@ impl StackProfile {
     /// it newly acknowledges that were not SACKed before.
     pub fn counted(&self, fresh: u64) -> u32 {
         match self.ack_counting {
-            AckCounting::Abc(l) => fresh.min(l as u64) as u32,
+            AckCounting::Abc => fresh.min(AckCounting::ABC_L) as u32,
             AckCounting::PerAck => 1,
             AckCounting::All => fresh.min(u32::MAX as u64) as u32,
         }
@@ -401,14 +406,14 @@ mod tests {
 
     #[test]
     fn ack_counting_names_round_trip_and_count_as_named() {
-        for a in [AckCounting::Abc(2), AckCounting::PerAck, AckCounting::All] {
-            assert_eq!(AckCounting::parse(&a.name()), Some(a));
+        for a in [AckCounting::Abc, AckCounting::PerAck, AckCounting::All] {
+            assert_eq!(AckCounting::parse(a.name()), Some(a));
             assert!(AckCounting::NAMES.contains(&format!("\"{}\"", a.name())));
         }
         assert_eq!(AckCounting::parse("ABC"), None);
         // A delayed ACK covering 2 packets, a stretch ACK covering 5.
         let with = |a| StackProfile { ack_counting: a, ..StackProfile::CCLAB };
-        assert_eq!([2, 5].map(|n| with(AckCounting::Abc(2)).counted(n)), [2, 2]);
+        assert_eq!([2, 5].map(|n| with(AckCounting::Abc).counted(n)), [2, 2]);
         assert_eq!([2, 5].map(|n| with(AckCounting::PerAck).counted(n)), [1, 1]);
         assert_eq!([2, 5].map(|n| with(AckCounting::All).counted(n)), [2, 5]);
     }
