@@ -143,3 +143,44 @@ def test_a_cause_shared_by_several_checks_is_stated_once_with_each_checks_number
     # The table's cells only point at it.
     assert rows.count("| differs-explained (a) |") == 2 and rows.count("| differs-unexplained (b, suspected) |") == 2
     assert "| differs-unexplained |" in rows and rows.count("| differs-unexplained (a, tried) |") == 1
+
+
+def _web_rows(loss):
+    """Rows of 004 fig10's loss table: ``loss(buffer, flows, proto, seed)`` at every point, seeds 1-10."""
+    import pandas as pd
+
+    return pd.DataFrame([{"variant": "no-jitter", "rate_mbps": 1000.0, "buffer": b, "flows": n, "proto": p,
+                          "seed": s, "loss_rate": loss(b, n, p, s)}
+                         for b in (5000, 500) for n in (5, 10, 20) for p in ("HSTCP", "gHSTCP")
+                         for s in range(1, 11)])
+
+
+def test_004_web_loss_more_seeds_explain_a_point_three_seeds_leave_alike():
+    from cclab.experiments.paper004_fig_web import Fig10
+
+    # gHSTCP's loss rate over seeds 1-10 at the (5000, 5) point, against HSTCP's 1: three seeds straddle it.
+    f = (0.7, 1.25, 0.8, 0.8, 0.85, 0.9, 0.8, 0.85, 0.8, 0.9)
+
+    def loss(b, n, p, s):  # elsewhere gHSTCP 10 % lower, the same for every seed
+        base = 1e-4 * n / 5 * (2.0 if b == 500 else 1.0)
+        if p == "HSTCP":
+            return base
+        return base * (f[s - 1] if (b, n) == (5000, 5) else 0.9)
+
+    checks = {c.what: c for c in Fig10()._checks(_web_rows(loss), "no-jitter", quick=False)}
+    every = checks["gHSTCP gives a lower loss rate than HSTCP in every setting (buffer, flows)"]
+    assert "lower in 5 of 6" in every.measured and every.kind == "differs-explained"
+    assert every.ablation.change.startswith("seeds 1-10") and "lower in 6 of 6" in every.ablation.measured
+    assert every.cause.startswith("3 seeds per point")
+
+
+def test_004_web_loss_more_seeds_that_do_not_separate_leave_it_unexplained():
+    from cclab.experiments.paper004_fig_web import Fig10
+
+    def loss(b, n, p, s):  # gHSTCP the same as HSTCP at (500, 20), lower elsewhere
+        g = p == "gHSTCP" and (b, n) != (500, 20)
+        return 1e-4 * n * (0.8 if g else 1.0) * (1 + 0.01 * ((s * 7) % 5)) * (1.0 + (b == 500))
+
+    checks = {c.what: c for c in Fig10()._checks(_web_rows(loss), "no-jitter", quick=False)}
+    every = checks["gHSTCP gives a lower loss rate than HSTCP in every setting (buffer, flows)"]
+    assert every.kind == "differs-unexplained" and "lower in 5 of 6" in every.ablation.measured
