@@ -4,6 +4,7 @@ counters, and (where ns-2 is installed, as in CI) a run whose answer is known on
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import re
 from pathlib import Path
@@ -299,3 +300,26 @@ def test_each_evidence_run_is_its_matrix_scenario_with_the_one_change_it_names(p
         assert float(changed["duration"].rstrip("s")) > float(base["duration"].rstrip("s"))
     if path.parent.name == "ns2":  # the ns3 folder holds ns-3 runs
         assert "[new Agent/TCP/" in tcl(cclab.load_scenario(path))
+
+
+def test_a_peers_output_is_stored_and_read_back_for_the_same_simulator_and_input(tmp_path, monkeypatch):
+    from cclab.crosscheck import peer_cache
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    cat = shutil.which("cat")
+    assert peer_cache.run("t", [cat], "seed 1\n", 10).stdout == "seed 1\n"
+    calls = []
+    real = subprocess.run
+    monkeypatch.setattr(subprocess, "run", lambda *a, **k: calls.append(a) or real(*a, **k))
+    assert peer_cache.run("t", [cat], "seed 1\n", 10).stdout == "seed 1\n" and calls == []  # read back
+    assert peer_cache.run("t", [cat], "seed 2\n", 10).stdout == "seed 2\n" and len(calls) == 1  # other input
+    # Another simulator binary (a rebuilt program) misses.
+    echo = shutil.which("tac")
+    assert peer_cache.run("t", [echo], "seed 1\n", 10).stdout == "seed 1\n" and len(calls) == 2
+    # A failed run is not stored; and CCLAB_PEER_CACHE=0 runs the simulator every time.
+    false = shutil.which("false")
+    assert peer_cache.run("t", [false], "x", 10).returncode != 0
+    assert peer_cache.run("t", [false], "x", 10).returncode != 0 and len(calls) == 4
+    monkeypatch.setenv("CCLAB_PEER_CACHE", "0")
+    peer_cache.run("t", [cat], "seed 1\n", 10)
+    assert len(calls) == 5

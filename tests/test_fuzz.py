@@ -45,7 +45,8 @@ EXAMPLES = int(os.environ.get("CCLAB_FUZZ_EXAMPLES", "25"))
 # Fields a scenario may set that the files leave out, so they are fuzzed too.
 EXTRA_FLOW_FIELDS = ["init_cwnd", "init_ssthresh", "rwnd", "size", "packet_size", "ack_size", "access_buffer",
                      "access_rate", "rto_min", "rto_initial", "dupthresh", "overhead", "start_spread", "stop",
-                     "cc_params", "delack_timeout", "stack", "recovery", "delayed_ack", "timestamps", "ecn", "ack_counting"]
+                     "cc_params", "delack_timeout", "stack", "recovery", "delayed_ack", "timestamps", "ecn", "ack_counting",
+                     "loss_detection"]
 EXTRA_TOP_FIELDS = ["sample_interval", "warmup", "duration", "seed"]
 UDP = {"rate": "10Mbps"}
 
@@ -61,7 +62,7 @@ odd_strings = st.sampled_from(["", "unlimited", "inf", "x" * 100_000, "1ms\n" * 
                                "1ps", "0.5bps", "1e308pkts", "1e30B", "1000Pbps", "99999999999s"])
 # The names a field with a fixed set of values accepts (a stack, a recovery), so that every
 # profile and recovery is run with the other mutations, not only refused.
-names = st.sampled_from(["linux", "ns2", "cclab", "sack", "newreno", "reno"])
+names = st.sampled_from(["linux", "ns2", "cclab", "sack", "newreno", "reno", "rack-tlp", "dupthresh", "per-ack"])
 values = st.one_of(floats, ints, unit_strings, odd_strings, names, st.booleans(), st.none(),
                    # fresh containers: one shared {} could end up inside itself
                    st.builds(list), st.builds(dict), st.dictionaries(st.sampled_from(["beta", "alpha", "x"]), floats,

@@ -118,6 +118,8 @@ pub struct FlowInfo {
     pub handshake: bool,
     /// `AckCounting::name`: what an ACK counts towards window growth.
     pub ack_counting: &'static str,
+    /// `LossDetection::name` where it applies (an RFC 6675 SACK sender), else "dupthresh".
+    pub loss_detection: &'static str,
     pub dupthresh: u32,
     pub ecn: bool,
     pub rto_min_s: f64,
@@ -178,6 +180,13 @@ pub fn describe(sim: &Simulation) -> Network {
                 timestamps: c.timestamps,
                 handshake: c.stack.syn,
                 ack_counting: c.stack.ack_counting.name(),
+                loss_detection: if c.recovery == crate::tcp::Recovery::Sack
+                    && c.stack.sack_flavour == crate::tcp::SackFlavour::Rfc6675
+                {
+                    c.stack.loss_detection.name()
+                } else {
+                    "dupthresh"
+                },
                 dupthresh: c.dupthresh,
                 ecn: c.ecn,
                 rto_min_s: c.rto.min.secs_f64(),

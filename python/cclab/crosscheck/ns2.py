@@ -24,11 +24,11 @@ cclab ran with. Where ns-2 counts differently the translation says so beside the
 
 from __future__ import annotations
 
+import os
 import shutil
-import subprocess
 from typing import Any, Dict, List, Mapping, Optional
 
-from . import counters
+from . import counters, peer_cache
 from .errors import CrosscheckError
 from .network import check_tree, monitored as monitored_links, packet_queue
 
@@ -265,7 +265,7 @@ def run(tcl: str, timeout: float) -> Dict[str, Any]:
     ns = available()
     if ns is None:
         raise CrosscheckError("--with", "ns2", "an installed ns-2 (apt-get install ns2)")
-    p = subprocess.run([ns, "/dev/stdin"], input=tcl, capture_output=True, text=True, timeout=timeout)
+    p = peer_cache.run("ns2", [os.path.realpath(ns), "/dev/stdin"], tcl, timeout)
     if p.returncode != 0:
         last = (p.stderr.strip().splitlines() or ["(no message)"])[-1]
         raise CrosscheckError("ns exit status", p.returncode, f"0 (ns said: {last[:200]})")

@@ -59,7 +59,7 @@ import tempfile
 from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
-from . import counters
+from . import counters, peer_cache
 from .errors import CrosscheckError
 from .network import check_tree, monitored as monitored_links, packet_queue
 
@@ -369,7 +369,7 @@ def delivered_bytes(start: Optional[Mapping[str, float]], end: Mapping[str, floa
 def run(text: str, timeout: float) -> Dict[str, Any]:
     """Runs the description ``text`` with the compiled program and returns the parsed counters."""
     exe = binary()
-    p = subprocess.run([str(exe)], input=text, capture_output=True, text=True, timeout=timeout)
+    p = peer_cache.run(NAME, [str(exe)], text, timeout)
     if p.returncode != 0:
         last = (p.stderr.strip().splitlines() or ["(no message)"])[-1]
         raise CrosscheckError("ns-3 exit status", p.returncode, f"0 (ns-3 said: {last[:200]})")

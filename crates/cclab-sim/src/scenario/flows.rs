@@ -1,7 +1,7 @@
 //! Each flow group's, UDP source's and web traffic's settings, read and validated from the scenario.
 
 use super::*;
-use crate::tcp::profile::{AckCounting, RtoEstimator};
+use crate::tcp::profile::{AckCounting, LossDetection, RtoEstimator};
 
 /// A flow group's settings resolved from the scenario (before topology specifics).
 pub(super) struct GroupSettings {
@@ -35,6 +35,10 @@ pub(super) fn group_settings(g: &FlowGroup, p: &str, duration: SimTime) -> Resul
     if let Some(a) = &g.ack_counting {
         stack.ack_counting =
             AckCounting::parse(a).ok_or_else(|| err(format!("{p}.ack_counting"), a, AckCounting::NAMES))?;
+    }
+    if let Some(l) = &g.loss_detection {
+        stack.loss_detection =
+            LossDetection::parse(l).ok_or_else(|| err(format!("{p}.loss_detection"), l, LossDetection::NAMES))?;
     }
     // The stack's parameter defaults (Linux's HyStart for CUBIC) under those written.
     let params: Params = stack.cc_params(&build_name, g.cc_params.clone().unwrap_or_default());

@@ -280,6 +280,10 @@ pub struct FlowGroup {
     /// (default: the stack's; tcp/profile.rs `AckCounting`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ack_counting: Option<String>,
+    /// How a SACK sender finds losses: "dupthresh" (RFC 6675) or "rack-tlp" (RFC 8985)
+    /// (default: the stack's; tcp/profile.rs `LossDetection`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub loss_detection: Option<String>,
     /// RFC 7323 timestamps (default: the stack's; true for "cclab").
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timestamps: Option<bool>,

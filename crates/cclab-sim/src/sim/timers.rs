@@ -55,7 +55,7 @@ impl Simulation {
         match fl.sender.rto_deadline {
             Some(d) if d <= now => {
                 let mut out = std::mem::take(&mut self.out);
-                fl.sender.on_rto(now, &mut out);
+                fl.sender.on_timer(now, &mut out);
                 self.emit(&mut out);
                 self.out = out;
             }

@@ -108,6 +108,39 @@ impl AckCounting {
     }
 }
 
+/// How a SACK sender decides that a segment is lost.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LossDetection {
+    /// RFC 6675: `IsLost` once DupThresh segments above a hole are SACKed, recovery on the
+    /// DupThresh-th duplicate ACK, a lost retransmission found only by the timeout.
+    Dupthresh,
+    /// RACK-TLP (RFC 8985) as Linux runs it (`net.ipv4.tcp_recovery` 1, the default since 4.18,
+    /// with RFC 6675's marking off since 5.10; `tcp_early_retrans` 3): a segment is lost when one
+    /// sent after it is delivered and RACK.RTT plus a reordering window has passed since it was
+    /// sent, retransmissions included; a tail loss probe after about two SRTTs without an ACK
+    /// (tcp/rack.rs, tcp/tlp.rs).
+    RackTlp,
+}
+
+impl LossDetection {
+    pub const NAMES: &'static str = "\"dupthresh\" (RFC 6675) or \"rack-tlp\" (RFC 8985)";
+
+    pub fn parse(name: &str) -> Option<LossDetection> {
+        match name {
+            "dupthresh" => Some(LossDetection::Dupthresh),
+            "rack-tlp" => Some(LossDetection::RackTlp),
+            _ => None,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            LossDetection::Dupthresh => "dupthresh",
+            LossDetection::RackTlp => "rack-tlp",
+        }
+    }
+}
+
 /// Which sender runs a SACK recovery (`recovery = "sack"`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SackFlavour {
@@ -216,6 +249,9 @@ pub struct StackProfile {
     pub syn_full_size: bool,
     /// The SACK sender (only with `recovery = "sack"`).
     pub sack_flavour: SackFlavour,
+    /// How the RFC 6675 SACK sender detects losses (only with `recovery = "sack"` and
+    /// `sack_flavour` Rfc6675). A flow group's `loss_detection` overrides it.
+    pub loss_detection: LossDetection,
     /// How `overhead` delays data (only with `overhead` above zero).
     pub send_overhead: SendOverhead,
 }
@@ -248,6 +284,7 @@ impl StackProfile {
         syn_full_size: false,
         sack_flavour: SackFlavour::Rfc6675,
         send_overhead: SendOverhead::PerPacket,
+        loss_detection: LossDetection::Dupthresh,
     };
 
     pub const NS2: StackProfile = StackProfile {
@@ -276,12 +313,13 @@ impl StackProfile {
         syn_full_size: false,
         sack_flavour: SackFlavour::Ns2Sack1,
         send_overhead: SendOverhead::DelayedSend,
+        loss_detection: LossDetection::Dupthresh,
     };
 
     pub const LINUX: StackProfile = StackProfile {
         name: "linux",
-        // 2: HyStart for CUBIC.
-        version: 2,
+        // 2: HyStart for CUBIC. 3: RACK-TLP.
+        version: 3,
         init_cwnd: 10.0,
         timestamps: true,
         rto_initial_ms: 1000,
@@ -305,6 +343,7 @@ impl StackProfile {
         syn_full_size: false,
         sack_flavour: SackFlavour::Rfc6675,
         send_overhead: SendOverhead::PerPacket,
+        loss_detection: LossDetection::RackTlp,
     };
 
     /// Every profile, the default first.

@@ -60,21 +60,29 @@ impl Recovery {
 }
 
 impl Sender {
-    fn enter_recovery(&mut self, now: SimTime, out: &mut Vec<Packet>) {
+    pub(super) fn enter_recovery(&mut self, now: SimTime, out: &mut Vec<Packet>) {
         let v = self.view(now);
         self.ssthresh = self.cc.ssthresh(&v);
         self.recover = self.sb.high();
         self.partial_acks = 0;
         self.stats.fast_retransmits += 1;
         self.set_state(now, CaState::Recovery);
+        self.probe = None; // tcp_init_cwnd_reduction() ends a probe episode
         let una = self.sb.una();
-        self.sb.mark_lost_one(una);
         if self.cfg.stack.prr && self.cfg.recovery == Recovery::Sack {
             // Linux: the window is set for this ACK first (on_ack), then the head goes out.
             self.prr = Some(Prr::start(self.cwnd));
+        }
+        if self.rack_on() {
+            // RACK has marked the losses (Linux enters recovery without marking the head,
+            // tcp_enter_recovery()); the pipe-driven send after the ACK resends them.
         } else {
-            // RFC 5681 step 2-3, RFC 6582 step 2, RFC 6675 (4.3): retransmit the first lost segment now.
-            self.xmit_or_hold(una, now, out);
+            self.sb.mark_lost_one(una);
+            if self.prr.is_none() {
+                // RFC 5681 step 2-3, RFC 6582 step 2, RFC 6675 (4.3): retransmit the first lost
+                // segment now.
+                self.xmit_or_hold(una, now, out);
+            }
         }
         if self.cfg.stack.rearm_on_fast_retransmit {
             self.arm_timer(now); // ns-2 `reset_rtx_timer(1, 0)`; Linux re-arms on resending the head
@@ -153,6 +161,8 @@ impl Sender {
             CaState::Open | CaState::Disorder => {
                 let una = self.sb.una();
                 let trigger = match self.cfg.recovery {
+                    // Under RACK a loss it found starts recovery (rack.rs `rack_recover`).
+                    Recovery::Sack if self.rack_on() => false,
                     Recovery::Sack => self.dupacks >= self.cfg.dupthresh || self.sb.is_lost(una),
                     _ => self.dupacks == self.cfg.dupthresh,
                 };

@@ -14,30 +14,35 @@
 //! `pipe` is kept as Linux keeps `tcp_packets_in_flight`:
 //! outstanding − SACKed − lost + retransmitted.
 
+use super::rack::{Rack, NIL};
 use super::rate::{RateEstimator, TxSnapshot};
 use crate::units::SimTime;
 use std::collections::{BTreeMap, VecDeque};
 
 #[derive(Clone, Copy, Debug, Default)]
-struct Seg {
+pub(super) struct Seg {
     /// When the segment was last sent.
-    sent_at: SimTime,
-    sacked: bool,
+    pub(super) sent_at: SimTime,
+    pub(super) sacked: bool,
     /// Deemed lost (RFC 6675 IsLost, or everything after an RTO).
-    lost: bool,
+    pub(super) lost: bool,
     /// Retransmitted and still counted in flight.
-    retx: bool,
+    pub(super) retx: bool,
     /// Was ever retransmitted (Karn's rule).
-    ever_retx: bool,
+    pub(super) ever_retx: bool,
     /// The delivery counters when it was last sent (delivery-rate estimation).
     tx: TxSnapshot,
+    /// Neighbours in RACK's list of undelivered segments by send time (rack.rs), if `linked`.
+    pub(super) t_prev: u64,
+    pub(super) t_next: u64,
+    pub(super) linked: bool,
 }
 
 #[derive(Debug)]
 pub struct Scoreboard {
     /// First segment not cumulatively acknowledged (`snd_una`).
     una: u64,
-    segs: VecDeque<Seg>,
+    pub(super) segs: VecDeque<Seg>,
     /// SACKed intervals `[start, end)` above `una`, disjoint and not adjacent.
     sacked: BTreeMap<u64, u64>,
     pub sacked_out: u64,
@@ -48,12 +53,17 @@ pub struct Scoreboard {
     /// Segments ever marked lost (a running count: a difference gives the losses of one ACK).
     pub lost_marked: u64,
     /// Every un-SACKed segment below this has been marked lost.
-    frontier: u64,
+    pub(super) frontier: u64,
     /// SACKed segments in `[frontier, una + segs.len())`.
-    sacked_above_frontier: u64,
+    pub(super) sacked_above_frontier: u64,
     /// No lost, un-retransmitted segment lies below this.
-    rxt_next: u64,
+    pub(super) rxt_next: u64,
     dupthresh: u64,
+    /// RACK's state (RFC 8985), with `loss_detection = "rack-tlp"` only (rack.rs).
+    pub(super) rack: Option<Rack>,
+    /// Ends of RACK's send-time list (`NIL` when empty).
+    pub(super) t_head: u64,
+    pub(super) t_tail: u64,
 }
 
 impl Scoreboard {
@@ -71,6 +81,9 @@ impl Scoreboard {
             sacked_above_frontier: 0,
             rxt_next: 0,
             dupthresh: dupthresh as u64,
+            rack: None,
+            t_head: NIL,
+            t_tail: NIL,
         }
     }
 
@@ -83,7 +96,7 @@ impl Scoreboard {
         self.una + self.segs.len() as u64
     }
 
-    fn seg(&mut self, seq: u64) -> &mut Seg {
+    pub(super) fn seg(&mut self, seq: u64) -> &mut Seg {
         &mut self.segs[(seq - self.una) as usize]
     }
 
@@ -92,7 +105,15 @@ impl Scoreboard {
     pub fn on_send(&mut self, seq: u64, now: SimTime, tx: TxSnapshot) {
         if seq == self.high() {
             self.segs.push_back(Seg { sent_at: now, tx, ..Seg::default() });
+            if self.rack.is_some() {
+                self.t_append(seq);
+            }
             return;
+        }
+        if self.rack.is_some() {
+            // Linux moves a resent segment to the tail of the send-time list.
+            self.t_unlink(seq);
+            self.t_append(seq);
         }
         let s = self.seg(seq);
         s.sent_at = now;
@@ -126,6 +147,13 @@ impl Scoreboard {
     pub fn ack_to(&mut self, ack: u64, rate: &mut RateEstimator) -> u64 {
         let mut fresh = 0;
         while self.una < ack {
+            if self.rack.is_some() {
+                let (una, s) = (self.una, self.segs[0]);
+                if !s.sacked {
+                    self.rack_advance(una, s.sent_at, s.ever_retx);
+                }
+                self.t_unlink(una);
+            }
             let s = self.segs.pop_front().expect("ack beyond snd_max is rejected by the sender");
             if s.sacked {
                 self.sacked_out -= 1;
@@ -209,8 +237,12 @@ impl Scoreboard {
                 let (was_lost, was_retx) = (seg.lost, seg.retx);
                 seg.lost = false;
                 seg.retx = false;
-                let (sent_at, tx) = (seg.sent_at, seg.tx);
+                let (sent_at, tx, ever_retx) = (seg.sent_at, seg.tx, seg.ever_retx);
                 rate.on_delivered(seq, sent_at, &tx);
+                if self.rack.is_some() {
+                    self.rack_advance(seq, sent_at, ever_retx);
+                    self.t_unlink(seq);
+                }
                 if was_lost {
                     self.lost_out -= 1;
                 }

@@ -19,14 +19,16 @@
 
 pub use super::config::TcpConfig;
 use super::pacing::Pacer;
-use super::profile::RttSampling;
+use super::profile::{LossDetection, RttSampling, SackFlavour};
 use super::prr::Prr;
+use super::rack::Detected;
 use super::rate::{RateEstimator, TxSnapshot};
 use super::recovery::Recovery;
 use super::rtt::RttEstimator;
 use super::rtt_timing::TimedSegment;
 use super::sack_ns2::Sack1;
 use super::scoreboard::Scoreboard;
+use super::tlp::Probe;
 use crate::cc::{AckSample, CaState, CongestionControl, CwndEvent, SenderView};
 use crate::packet::{Kind, Packet, SackBlock, CWR, ECE, ECT, SYN};
 use crate::units::SimTime;
@@ -42,6 +44,19 @@ pub struct SenderStats {
     pub fast_retransmits: u64,
     /// Window reductions in response to ECN echoes.
     pub ecn_reductions: u64,
+    /// Tail loss probes sent (tlp.rs).
+    pub loss_probes: u64,
+}
+
+/// What the sender's one timer is set for (Linux's `icsk_pending`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Timer {
+    /// The retransmission timeout (RFC 6298).
+    Rto,
+    /// RACK's reordering window ends (rack.rs).
+    Reorder,
+    /// The tail loss probe (tlp.rs).
+    LossProbe,
 }
 
 pub struct Sender {
@@ -67,8 +82,12 @@ pub struct Sender {
     pub rtt: RttEstimator,
     /// ns-2's one timed segment (RttSampling::OneTimed without timestamps).
     pub(super) timed: TimedSegment,
-    /// When the retransmission timer expires, if it is running.
+    /// When the timer expires, if it is running, and what for.
     pub rto_deadline: Option<SimTime>,
+    pub timer: Timer,
+    /// Tail loss probes (profile `loss_detection`, tlp.rs), and the one in flight.
+    pub(super) tlp_on: bool,
+    pub probe: Option<Probe>,
     pub stats: SenderStats,
     /// When the last segment of a finite flow was acknowledged.
     pub completed_at: Option<SimTime>,
@@ -91,7 +110,7 @@ pub struct Sender {
 
 impl Sender {
     pub fn new(flow: u32, cfg: TcpConfig, cc: Box<dyn CongestionControl>, limit: u64) -> Self {
-        Sender {
+        let mut s = Sender {
             flow,
             sb: Scoreboard::new(cfg.dupthresh),
             snd_nxt: 0,
@@ -107,6 +126,9 @@ impl Sender {
             rtt: RttEstimator::new(cfg.rto),
             timed: TimedSegment::default(),
             rto_deadline: None,
+            timer: Timer::Rto,
+            tlp_on: false,
+            probe: None,
             stats: SenderStats::default(),
             completed_at: None,
             started: false,
@@ -119,7 +141,15 @@ impl Sender {
             sack1: Sack1::default(),
             cfg,
             cc,
+        };
+        let rack = s.cfg.recovery == Recovery::Sack
+            && s.cfg.stack.sack_flavour == SackFlavour::Rfc6675
+            && s.cfg.stack.loss_detection == LossDetection::RackTlp;
+        if rack {
+            s.sb.enable_rack();
+            s.tlp_on = true;
         }
+        s
     }
 
     pub fn view(&self, now: SimTime) -> SenderView {
@@ -172,6 +202,16 @@ impl Sender {
 
     pub(super) fn arm_timer(&mut self, now: SimTime) {
         self.rto_deadline = Some(now + self.rtt.rto());
+        self.timer = Timer::Rto;
+    }
+
+    /// The timer fired: the retransmission timeout, RACK's reordering timer or the loss probe.
+    pub fn on_timer(&mut self, now: SimTime, out: &mut Vec<Packet>) {
+        match self.timer {
+            Timer::Rto => self.on_rto(now, out),
+            Timer::Reorder => self.on_reorder_timeout(now, out),
+            Timer::LossProbe => self.on_loss_probe(now, out),
+        }
     }
 
     /// A retransmission recovery asks for at once: sent now, or first when pacing allows.
@@ -270,6 +310,7 @@ impl Sender {
                 return;
             }
         }
+        let high_before = self.sb.high();
         let sack1 = self.sack1_on();
         let pipe_driven =
             self.cfg.recovery == Recovery::Sack && matches!(self.state, CaState::Recovery | CaState::Loss);
@@ -302,6 +343,10 @@ impl Sender {
                 self.xmit_direct(s, now, out, limited);
                 self.snd_nxt += 1;
             }
+        }
+        if self.tlp_on && self.sb.high() > high_before {
+            // tcp_write_xmit() after new data: probe the tail if the flow stays in Open.
+            self.schedule_loss_probe(now, false);
         }
         if self.rate_samples && self.sb.high() >= self.limit {
             // Nothing new to send: samples from now on measure the application, not the path.
@@ -350,6 +395,10 @@ impl Sender {
         }
         let rtt = cc_rtt.or(rtt);
 
+        let prior_timer = self.timer;
+        if self.rack_on() {
+            self.sb.rack_ack_begin(now, self.rtt.rtt_min);
+        }
         let mut newly_sacked = 0;
         if self.cfg.recovery == Recovery::Sack {
             for b in &ack.sack[..ack.n_sack as usize] {
@@ -357,8 +406,25 @@ impl Sender {
             }
         }
         let fresh = if newly_acked > 0 { self.sb.ack_to(a, &mut self.rate) } else { 0 };
+        if self.probe.is_some() {
+            self.on_probe_ack(a, newly_acked + newly_sacked > 0, now);
+        }
         let rfc6675 = self.cfg.recovery == Recovery::Sack && !self.sack1_on();
-        let newly_lost = if rfc6675 { self.sb.mark_lost() } else { 0 };
+        let mut rack = Detected::default();
+        if self.rack_on() {
+            // Linux looks for losses on an ACK that is "dubious": a duplicate, one with SACK
+            // news, or any outside Open (tcp_ack_is_dubious()).
+            if newly_acked == 0 || newly_sacked > 0 || self.state != CaState::Open {
+                rack = self.sb.rack_detect(now, self.reo_wnd(), false);
+            }
+        }
+        let newly_lost = if self.rack_on() {
+            rack.lost
+        } else if rfc6675 {
+            self.sb.mark_lost()
+        } else {
+            0
+        };
         let delivered = fresh + newly_sacked;
         if delivered > 0 || rtt.is_some() {
             let v = self.view(now);
@@ -380,6 +446,9 @@ impl Sender {
         } else if self.sb.high() > una {
             self.on_dupack(now, out);
         }
+        if self.rack_on() && self.rack_recover(rack, now, out) {
+            avoid = None; // no window growth in a reduction (tcp_cong_control())
+        }
         if let (Some(p), CaState::Recovery) = (&mut self.prr, self.state) {
             let (ssthresh, pipe) = (self.ssthresh, self.sb.pipe());
             if let Some(w) = p.on_ack(ssthresh, pipe, delivered, newly_acked > 0, newly_lost > 0) {
@@ -395,6 +464,9 @@ impl Sender {
         match prior {
             Some(prior) => self.cong_control(now, delivered, rtt, prior, avoid),
             None => self.cong_avoid(now, avoid),
+        }
+        if self.rack_on() {
+            self.rack_timers(now, rack, newly_acked > 0, prior_timer);
         }
         self.send(now, out);
         if self.completed_at.is_none() && self.limit != u64::MAX && self.sb.una() >= self.limit {

@@ -28,8 +28,10 @@ impl Sender {
         self.rtt.on_timeout();
         self.rtx_pending = None; // everything outstanding is resent from snd_una
         self.prr = None;
+        self.probe = None;
         match self.cfg.recovery {
             Recovery::Sack if self.sack1_on() => self.on_rto_sack1(), // sack_ns2.rs
+            Recovery::Sack if self.rack_on() => self.sb.rack_mark_timeout_lost(now), // rack.rs
             Recovery::Sack => self.sb.mark_all_lost(),
             _ => self.snd_nxt = self.sb.una(),
         }
