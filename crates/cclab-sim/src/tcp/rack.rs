@@ -18,8 +18,8 @@
 //! in Open and Disorder with fewer than DupThresh segments SACKed, zero otherwise
 //! (`tcp_rack_reo_wnd()`).
 
-use super::sender::{Sender, Timer};
 use super::scoreboard::Scoreboard;
+use super::sender::{Sender, Timer};
 use crate::cc::CaState;
 use crate::packet::Packet;
 use crate::units::SimTime;
@@ -233,7 +233,10 @@ impl Sender {
             let t = ceil_ms(wait + TIMEOUT_MIN).min(self.rtt.rto());
             self.rto_deadline = Some(now + t);
             self.timer = Timer::Reorder;
-        } else if una_advanced && self.sb.high() > self.sb.una() && !self.schedule_loss_probe(now, true) && prior != Timer::Rto
+        } else if una_advanced
+            && self.sb.high() > self.sb.una()
+            && !self.schedule_loss_probe(now, true)
+            && prior != Timer::Rto
         {
             self.rearm_rto_from_head(now);
         }
