@@ -276,7 +276,8 @@ def test_each_evidence_run_is_its_matrix_scenario_with_the_one_change_it_names(p
     # docs/fidelity.md quotes these as "the matrix scenario with one thing changed": the file
     # must say which scenario, translate, and differ from it only in the name, the changed
     # setting and (for the no-loss runs) the span.
-    stem = re.match(r"^(\d+b?-[a-z0-9-]+?)-(no-startup-loss|overhead|ack-every-segment|per-ack|handshake|long)$", path.stem)
+    stem = re.match(r"^(\d+b?-[a-z0-9-]+?)-(no-startup-loss|overhead|ack-every-segment|per-ack|handshake|long|dupthresh)$",
+                    path.stem)
     assert stem, path.stem
     # The matrix scenario, or another evidence run (one more change on top of it).
     base_path = next((p for p in (path.parents[2] / f"{stem.group(1)}.toml", path.with_name(f"{stem.group(1)}.toml"))
@@ -286,7 +287,7 @@ def test_each_evidence_run_is_its_matrix_scenario_with_the_one_change_it_names(p
     changed, base = cclab.load_scenario(path), cclab.load_scenario(base_path)
     allowed = {"no-startup-loss": {"init_ssthresh"}, "overhead": {"overhead"},
                "ack-every-segment": {"delayed_ack"}, "per-ack": {"ack_counting"},
-               "handshake": {"handshake"}, "long": set()}[stem.group(2)]
+               "handshake": {"handshake"}, "long": set(), "dupthresh": {"loss_detection"}}[stem.group(2)]
     assert len(changed["flows"]) == len(base["flows"])
     added = set()
     for g, b in zip(changed["flows"], base["flows"]):
