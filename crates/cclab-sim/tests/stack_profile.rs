@@ -6,7 +6,7 @@
 
 use cclab_sim::cc::{self, CaState};
 use cclab_sim::packet::{Kind, Packet, SackBlock};
-use cclab_sim::tcp::{Recovery, RtoConfig, Sender, StackProfile, TcpConfig};
+use cclab_sim::tcp::{LossDetection, Recovery, RtoConfig, Sender, StackProfile, TcpConfig};
 use cclab_sim::units::SimTime;
 use common::ack;
 
@@ -316,7 +316,11 @@ fn sack_recovery(stack: StackProfile) -> (Vec<usize>, f64) {
 fn linux_spreads_the_reduction_over_the_round_trip_with_prr() {
     // cwnd 20 -> ssthresh 10: PRR sends ceil(10 k / 20) after k packets delivered in
     // recovery (RFC 6937 section 3), the repair among them.
-    let (sent, cwnd) = sack_recovery(StackProfile::LINUX);
+    // RFC 6675's loss detection, so that recovery starts at the third duplicate ACK as counted
+    // here: the profile's RACK starts it at the first (no RTT sample yet, hence no reordering
+    // window; tests/rack_tlp.rs).
+    let linux = StackProfile { loss_detection: LossDetection::Dupthresh, ..StackProfile::LINUX };
+    let (sent, cwnd) = sack_recovery(linux);
     let expected: Vec<usize> = (1..=11).map(|k: usize| (10 * k).div_ceil(20)).collect();
     assert_eq!(sent, expected);
     assert_eq!(cwnd, 10.0, "the window is ssthresh when recovery ends");

@@ -110,8 +110,9 @@ impl Scoreboard {
             }
             return;
         }
-        if self.rack.is_some() {
-            // Linux moves a resent segment to the tail of the send-time list.
+        if self.rack.is_some() && !self.seg(seq).sacked {
+            // Linux moves a resent segment to the tail of the send-time list (a SACKed one, which
+            // a tail loss probe may resend, stays out of it: it is delivered).
             self.t_unlink(seq);
             self.t_append(seq);
         }

@@ -112,3 +112,17 @@ fn a_timeout_spares_the_segments_sent_within_the_last_rack_rtt() {
     assert_eq!(b.retrans_out, 1, "9's resending still in flight");
     assert_eq!((b.next_lost(), b.frontier), (Some(0), 9));
 }
+
+#[test]
+fn a_sacked_segment_sent_again_is_never_marked_lost() {
+    // A tail loss probe may resend the last segment after it was SACKed.
+    let mut b = board(6);
+    sack_at(&mut b, 100, 50, 5, 6);
+    b.on_send(5, ms(101), TxSnapshot::default());
+    b.on_send(6, ms(102), TxSnapshot::default());
+    sack_at(&mut b, 300, 50, 6, 7);
+    let d = b.rack_detect(ms(300), SimTime::ZERO, false);
+    assert_eq!(d.lost, 5, "0-4, not the SACKed 5");
+    assert!(b.is_sacked(5) && !b.is_lost(5));
+    assert_eq!((b.lost_out, b.sacked_out), (5, 2));
+}
