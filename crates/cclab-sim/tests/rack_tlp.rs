@@ -4,10 +4,9 @@
 //! same ACKs with RFC 6675's duplicate-ACK threshold beside it where the two differ.
 
 use cclab_sim::cc::{self, CaState};
-use cclab_sim::packet::{Packet, SackBlock};
 use cclab_sim::tcp::{LossDetection, Recovery, Sender, StackProfile, TcpConfig, Timer};
 use cclab_sim::units::SimTime;
-use common::ack;
+use common::{ack, on, sack};
 
 mod common;
 
@@ -30,23 +29,6 @@ fn started(stack: StackProfile, limit: u64) -> Sender {
     assert_eq!(out.len(), 10);
     on(&mut s, &ack(1), 100);
     s
-}
-
-/// An ACK of everything below `a` with SACK blocks `[start, end)`.
-fn sack(a: u64, blocks: &[(u64, u64)]) -> Packet {
-    let mut p = ack(a);
-    for (i, &(st, en)) in blocks.iter().enumerate() {
-        p.sack[i] = SackBlock { start: (st - a) as u32, end: (en - a) as u32 };
-    }
-    p.n_sack = blocks.len() as u8;
-    p
-}
-
-/// The sequence numbers `ack` makes the sender send at `at` ms.
-fn on(s: &mut Sender, ack: &Packet, at: u64) -> Vec<u64> {
-    let mut out = Vec::new();
-    s.on_ack(ack, ms(at), &mut out);
-    out.iter().map(|p| p.seq).collect()
 }
 
 /// What the sender sends when its timer fires at `at` ms.

@@ -3,10 +3,9 @@
 //! sets the RFC 6675 sender (the cclab profile's) beside it where the two differ.
 
 use cclab_sim::cc::{self, CaState};
-use cclab_sim::packet::{Packet, SackBlock};
 use cclab_sim::tcp::{Recovery, SackFlavour, Sender, StackProfile, TcpConfig};
 use cclab_sim::units::SimTime;
-use common::ack;
+use common::{ack, on, sack};
 
 mod common;
 
@@ -25,23 +24,6 @@ fn started(stack: StackProfile, init_cwnd: f64) -> Sender {
     s.start(SimTime::ZERO, &mut out);
     assert_eq!(out.len(), init_cwnd as usize);
     s
-}
-
-/// An ACK of everything below `a` with SACK blocks `[start, end)` in absolute sequence numbers.
-fn sack(a: u64, blocks: &[(u64, u64)]) -> Packet {
-    let mut p = ack(a);
-    for (i, &(st, en)) in blocks.iter().enumerate() {
-        p.sack[i] = SackBlock { start: (st - a) as u32, end: (en - a) as u32 };
-    }
-    p.n_sack = blocks.len() as u8;
-    p
-}
-
-/// The sequence numbers `ack` makes the sender send at `ms`.
-fn on(s: &mut Sender, ack: &Packet, ms: u64) -> Vec<u64> {
-    let mut out = Vec::new();
-    s.on_ack(ack, SimTime(ms * MS), &mut out);
-    out.iter().map(|p| p.seq).collect()
 }
 
 #[test]

@@ -24,6 +24,23 @@ pub fn ack(seq: u64) -> Packet {
     }
 }
 
+/// An ACK of everything below `a` with SACK blocks `[start, end)` in absolute sequence numbers.
+pub fn sack(a: u64, blocks: &[(u64, u64)]) -> Packet {
+    let mut p = ack(a);
+    for (i, &(st, en)) in blocks.iter().enumerate() {
+        p.sack[i] = SackBlock { start: (st - a) as u32, end: (en - a) as u32 };
+    }
+    p.n_sack = blocks.len() as u8;
+    p
+}
+
+/// The sequence numbers `ack` makes `s` send when it arrives at `ms` milliseconds.
+pub fn on(s: &mut cclab_sim::tcp::Sender, ack: &Packet, ms: u64) -> Vec<u64> {
+    let mut out = Vec::new();
+    s.on_ack(ack, SimTime(ms * 1_000_000_000), &mut out);
+    out.iter().map(|p| p.seq).collect()
+}
+
 pub fn run_toml(text: &str, seed: u64) -> RunOutput {
     let sc = Scenario::from_toml(text).unwrap_or_else(|e| panic!("{e}"));
     run(&sc, seed).unwrap_or_else(|e| panic!("{e}"))
