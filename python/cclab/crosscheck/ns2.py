@@ -16,8 +16,11 @@ cclab ran with. Where ns-2 counts differently the translation says so beside the
   ``init_ssthresh`` is written into ``ssthresh_`` in the start's own event, after it. Not
   ``max_ssthresh_``: that is RFC 3742's limited slow start, which ns-2 keeps applying above it
   in congestion avoidance until the first loss (tcp.cc ``opencwnd``, ``limited_slow_start``).
-- ns-2 opens every connection with a 40-byte SYN as seq 0 (``syn_``): the goodput counted
-  on the ns-2 side takes it as 40 bytes, not a packet; cclab's ``ns2`` profile sends one too.
+- ns-2 opens a connection with a 40-byte SYN as seq 0 (``syn_``, on by default): the goodput
+  counted on the ns-2 side takes it as 40 bytes, not a packet; cclab's ``ns2`` profile sends
+  one too (``handshake``). A flow without it (``handshake = false``, the ``cclab`` and ``linux``
+  profiles' default) gets ``syn_ false``: seq 0 is data and the initial window leaves at once
+  (tcp.cc ``set_initial_window()`` opens to ``windowInit_`` without the SYN).
 - Knobs without a scenario field (the RTO tick, RTT sampling, ACK counting, ...) are left at
   ns-2's defaults: which of them cclab follows is the flow's ``stack``.
 """
@@ -74,6 +77,8 @@ def _agent(f: Mapping[str, Any], field: str) -> tuple[str, str, List[str]]:
         extra += [f"v_alpha_ {p['alpha']!r}", f"v_beta_ {p['beta']!r}", f"v_gamma_ {p['gamma']!r}"]
     else:
         raise CrosscheckError(f"{field}.cc", cc, "reno, newreno, highspeed or vegas (the algorithms ns-2.35 has as cclab does)")
+    if not f["handshake"]:
+        extra.append("syn_ false")
     sink = "Agent/TCPSink/Sack1" if rec == "sack" else "Agent/TCPSink"
     if f["delayed_ack"]:
         sink += "/DelAck"
@@ -255,8 +260,8 @@ def delivered_bytes(start: Optional[Mapping[str, float]], end: Mapping[str, floa
         got_pkts = end["arrived"] - (start["arrived"] if start else 0.0)
     else:  # the sender's cumulative ACK (starts at -1)
         got_pkts = end["ack_"] - (start["ack_"] if start else -1.0)
-    # ns-2's seq 0 is a 40-byte SYN (syn_ is on by default): not a full packet of data.
-    syn = 1.0 if f["start_s"] >= warmup else 0.0
+    # With syn_ (the flow's handshake) ns-2's seq 0 is a 40-byte SYN: not a full packet of data.
+    syn = 1.0 if f["handshake"] and f["start_s"] >= warmup else 0.0
     return got_pkts * f["packet_size"] - syn * (f["packet_size"] - 40)
 
 
