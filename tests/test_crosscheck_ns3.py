@@ -154,8 +154,21 @@ def test_queues_and_graphs_ns3_cannot_build_alike_are_refused():
         text(tri)
     # The matrix asks the same question before it runs anything.
     assert refusal(scenario(recovery="reno"), "ns3").field == "flows[0].recovery"
-    assert refusal(dict(scenario(), udp=[{"rate": "1Mbps"}]), "ns3").field == "udp"
+    assert refusal(dict(scenario(), udp=[{"rate": "1Mbps", "packet_size": "30B"}]), "ns3").field == "udp[0].packet_size"
     assert refusal(scenario(), "ns3") is None
+
+
+def test_udp_sources_become_onoff_applications_with_cclabs_bytes_on_the_wire():
+    sc = dict(scenario(), udp=[{"rate": "4Mbps", "packet_size": "1000B", "start": "1s", "stop": "3s"},
+                               {"rate": "2Mbps", "on_time": "0.5s", "off_time": "1s"}])
+    txt = text(sc)
+    cbr, onoff = record(txt, "udp", 0), record(txt, "udp", 1)
+    # 1000 bytes on the wire are 970 of payload after UDP, IP and PPP headers, and the payload's
+    # rate is its share of the 4 Mbit/s on the wire.
+    assert (cbr["payload"], cbr["rate"]) == ("970", "3880000")
+    assert (float(cbr["start"]), float(cbr["stop"])) == (1.0, 3.0)
+    assert "on" not in cbr and (float(onoff["on"]), float(onoff["off"])) == (0.5, 1.0)
+    assert int(onoff["payload"]) + ns3.UDP_HEADERS == network(sc)["udp"][1]["packet_size"]
 
 
 def test_the_report_lines_are_read_back_and_a_run_that_did_not_end_is_an_error():
@@ -210,6 +223,19 @@ def test_the_program_refuses_a_malformed_description_naming_the_field():
     bad = good.replace("tcp.MinRto=", "tcp.MinRtoo=")
     p = subprocess.run([str(exe)], input=bad, capture_output=True, text=True, timeout=60)
     assert p.returncode == 2 and "flow.tcp.MinRtoo" in p.stderr
+
+
+@needs_ns3
+def test_a_udp_source_takes_the_same_share_of_the_link_in_both():
+    # A 4 Mbit/s CBR source beside one window-limited flow on an idle 10 Mbit/s link: nothing is
+    # lost and the link carries the flow's goodput plus the source's rate. A wrong rate, payload
+    # or start in the translation moves ns-3's utilization only.
+    sc = dict(scenario(count=1, rwnd=10), udp=[{"rate": "4Mbps", "packet_size": "1000B"}], warmup="1s")
+    t = crosscheck(sc, "ns3", seeds=1).table().set_index("metric")
+    util = t.loc["bottleneck: utilization %"]
+    assert 40.0 < util["ns3"] < 100.0
+    assert abs(util["rel_diff"]) < 0.005, util
+    assert t.loc["bottleneck: drops", "cclab"] == t.loc["bottleneck: drops", "ns3"] == 0
 
 
 @needs_ns3

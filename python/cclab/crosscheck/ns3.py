@@ -40,6 +40,8 @@ data, not code. What ns-3 counts or builds differently is said here and beside t
 - **Loss.** A link's random loss is a RateErrorModel on the receiving device: the packet is
   lost after it crossed the queue and the link (cclab drops it on arrival at the queue, so
   ns-3's link carries the lost packets too).
+- **UDP.** A UDP source is an OnOffApplication (ns3_udp.h) whose payload and rate keep cclab's
+  packet size and rate on the wire (``UDP_HEADERS``); constant, or exponential on and off periods.
 - **Not mapped, left at ns-3's:** the RTO's upper bound (60 s in ``ReTxTimeout``), clock
   granularity 1 ms (cclab's too). Limited transmit follows the profile (cclab: off).
 - **Not in ns-3:** the ``linux`` profile's quick-ACK mode (its first ``quickacks`` segments
@@ -66,6 +68,8 @@ from .errors import CrosscheckError
 from .network import check_tree, monitored as monitored_links, packet_queue
 
 NAME = "ns3"
+#: The bytes ns-3 adds to a UDP payload on a point-to-point link: UDP 8, IP 20, PPP 2.
+UDP_HEADERS = 30
 #: The stack profiles a fidelity matrix compares with this peer by default.
 STACKS = ("linux", "cclab")
 SUFFIX = ".ns3.txt"
@@ -75,8 +79,8 @@ CC_PARAMS = {"vegas": ("alpha", "beta", "gamma"), "cubic": ("hystart",)}
 FLOW_COUNTERS = ("rx_bytes", "retransmitted", "timeouts")
 RETRANSMITS, TIMEOUTS = "retransmitted", "timeouts"
 SOURCE = Path(__file__).with_name("ns3_crosscheck.cc")
-#: The header it includes (beside it, found by the quoted include); part of the cache key.
-RECORDS_SOURCE = Path(__file__).with_name("ns3_records.h")
+#: Every header it includes (beside it, by quoted includes); all part of the cache key.
+HEADER_SOURCES = sorted(Path(__file__).parent.glob("ns3_*.h"))
 #: ns-3 congestion controls by cclab name, with the attributes that make them cclab's
 #: defaults (crates/cclab-sim/src/cc/*.rs tables).
 CC = {
@@ -151,8 +155,8 @@ def _command(prefix: Path, cxx: str, out: Path) -> List[str]:
     lib = prefix / "lib64"
     defs = ["-D__LINUX__", "-DNS3_BUILD_PROFILE_RELEASE", "-DNS3_LOG_ENABLE", "-DNS3_ASSERT_ENABLE",
             "-DHAVE_SQLITE3", "-DHAVE_LIBXML2", "-DHAVE_GSL"]
-    libs = [f"-lns{ver}-{m}" for m in ("traffic-control", "internet", "point-to-point", "bridge",
-                                         "network", "core")]
+    libs = [f"-lns{ver}-{m}" for m in ("applications", "traffic-control", "internet", "point-to-point",
+                                         "bridge", "network", "core")]
     return [cxx, "-std=c++20", "-O2", "-pipe", *defs, f"-I{prefix / 'include'}", str(SOURCE), "-o", str(out),
             f"-L{lib}", f"-Wl,-rpath,{lib}", f"-Wl,-rpath-link,{lib}", *libs, "-lpthread"]
 
@@ -163,7 +167,8 @@ def binary() -> Path:
     if prefix is None or cxx is None:
         raise CrosscheckError("--with", NAME, "an installed ns-3 (pip install ns3==3.44.post0) and g++")
     probe = _command(prefix, cxx, Path("OUT"))
-    key = hashlib.sha256(SOURCE.read_bytes() + RECORDS_SOURCE.read_bytes() + "\0".join(probe).encode()
+    key = hashlib.sha256(SOURCE.read_bytes() + b"".join(h.read_bytes() for h in HEADER_SOURCES)
+                         + "\0".join(probe).encode()
                          + _version().encode()).hexdigest()[:16]
     base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "cclab" / "ns3" / key
     exe = base / "ns3-crosscheck"
@@ -333,8 +338,6 @@ def _flow(net: Mapping[str, Any], f: Mapping[str, Any], field: str) -> List[str]
 
 def script(net: Mapping[str, Any], duration: float, warmup: float, seed: int) -> str:
     """The description of the built network ``net`` for the program (refuses what does not map)."""
-    if net["udp"]:
-        raise CrosscheckError("udp", f"{len(net['udp'])} sources", "no UDP sources (not translated to ns-3 yet)")
     if net["web"]:
         raise CrosscheckError("web", "(set)", "no web traffic (ns-3 has no cclab web model)")
     check_tree(net)
@@ -351,7 +354,26 @@ def script(net: Mapping[str, Any], duration: float, warmup: float, seed: int) ->
     groups = list(dict.fromkeys(f["group"] for f in net["flows"]))
     for i, f in enumerate(net["flows"]):
         out.append(f"flow id={i} " + " ".join(_flow(net, f, f"flows[{groups.index(f['group'])}]")))
+    out += [f"udp id={i} " + " ".join(_udp(u, f"udp[{i}]")) for i, u in enumerate(net["udp"])]
     return "\n".join(out) + "\n"
+
+
+def _udp(u: Mapping[str, Any], field: str) -> List[str]:
+    """The tokens of a UDP source: ns-3's UDP adds UDP_HEADERS bytes to the payload, so the payload
+    is cclab's packet size less those, and the application's rate is the payload's share of
+    cclab's rate on the wire (OnOffApplication spaces packets by payload bits / DataRate)."""
+    size = int(u["packet_size"])
+    pay = size - UDP_HEADERS
+    if pay < 1:
+        raise CrosscheckError(f"{field}.packet_size", size,
+                              f"more than {UDP_HEADERS} bytes (ns-3's UDP, IP and PPP headers)")
+    toks = [f"src={u['src']}", f"dst={u['dst']}", f"payload={pay}", f"rate={round(u['rate_bps'] * pay / size)}",
+            f"start={_fmt(u['start_s'])}"]
+    if u["stop_s"] is not None:
+        toks.append(f"stop={_fmt(u['stop_s'])}")
+    if u["on_s"] is not None:
+        toks += [f"on={_fmt(u['on_s'])}", f"off={_fmt(u['off_s'])}"]
+    return toks
 
 
 def parse(text: str) -> Dict[str, Any]:

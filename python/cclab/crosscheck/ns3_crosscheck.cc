@@ -17,6 +17,7 @@
 //   W|E <t> (F <rx_bytes> <retransmitted> <timeouts>)... (Q <link> <drops> <tx_bytes> <pkt_s>)...
 //
 // A malformed description ends the program with status 2 and one line naming the field.
+#include "ns3/applications-module.h"
 #include "ns3/core-module.h"
 #include "ns3/internet-module.h"
 #include "ns3/network-module.h"
@@ -24,6 +25,7 @@
 #include "ns3/traffic-control-module.h"
 
 #include "ns3_records.h"
+#include "ns3_udp.h"
 
 #include <cmath>
 #include <cstdio>
@@ -35,6 +37,7 @@
 #include <vector>
 
 using namespace ns3;
+using cclab::InstallUdp;
 using cclab::Record;
 using cclab::Refuse;
 using cclab::SetAll;
@@ -153,9 +156,9 @@ main(int argc, char* argv[])
             }
             r.kv[tok.substr(0, eq)] = tok.substr(eq + 1);
         }
-        if (r.kind != "run" && r.kind != "link" && r.kind != "flow")
+        if (r.kind != "run" && r.kind != "link" && r.kind != "flow" && r.kind != "udp")
         {
-            Refuse(lineNo, "record", r.kind, "run, link or flow");
+            Refuse(lineNo, "record", r.kind, "run, link, flow or udp");
         }
         recs.push_back(r);
     }
@@ -435,6 +438,15 @@ main(int argc, char* argv[])
             snd->Fill(s, s->GetTxAvailable());
         });
         ++fi;
+    }
+
+    uint16_t udpPort = 9000;
+    for (const Record& r : recs)
+    {
+        if (r.kind == "udp")
+        {
+            InstallUdp(r, nodes, nNodes, duration, udpPort++);
+        }
     }
 
     auto report = [&](const char* tag) {
