@@ -11,7 +11,7 @@
 //!   that earlier results stay reproducible.
 //! - [`StackProfile::NS2`] (`"ns2"`): ns-2.35's `Agent/TCP` family as the papers
 //!   ran it (tcp/tcp.cc, tcp-reno.cc, tcp-newreno.cc, tcp-sack1.cc).
-//! - [`StackProfile::LINUX`] (`"linux"`): a current Linux (net/ipv4/tcp_input.c,
+//! - [`StackProfile::LINUX`] (`"linux"`): a current Linux (net/ipv4/tcp_input.c, tcp_recovery.c,
 //!   tcp_timer.c, tcp_output.c).
 //!
 //! Every field says where each stack does what it says. A field written in the
