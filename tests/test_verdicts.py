@@ -155,8 +155,8 @@ def _web_rows(loss):
                          for s in range(1, 11)])
 
 
-def test_004_web_loss_more_seeds_explain_a_point_three_seeds_leave_alike():
-    from cclab.experiments.paper004_fig_web import Fig10
+def test_004_web_loss_ten_seeds_separate_a_point_three_seeds_leave_alike():
+    from cclab.experiments.paper004_fig_web import _loss_checks
 
     # gHSTCP's loss rate over seeds 1-10 at the (5000, 5) point, against HSTCP's 1: three seeds straddle it.
     f = (0.7, 1.25, 0.8, 0.8, 0.85, 0.9, 0.8, 0.85, 0.8, 0.9)
@@ -167,20 +167,30 @@ def test_004_web_loss_more_seeds_explain_a_point_three_seeds_leave_alike():
             return base
         return base * (f[s - 1] if (b, n) == (5000, 5) else 0.9)
 
-    checks = {c.what: c for c in Fig10()._checks(_web_rows(loss), "no-jitter", quick=False)}
-    every = checks["gHSTCP gives a lower loss rate than HSTCP in every setting (buffer, flows)"]
-    assert "lower in 5 of 6" in every.measured and every.kind == "differs-explained"
-    assert every.ablation.change.startswith("seeds 1-10") and "lower in 6 of 6" in every.ablation.measured
-    assert every.cause.startswith("3 seeds per point")
+    rows = _web_rows(loss)
+    every = "gHSTCP gives a lower loss rate than HSTCP in every setting (buffer, flows)"
+    three = {c.what: c for c in _loss_checks(rows[rows.seed <= 3])}[every]
+    ten = {c.what: c for c in _loss_checks(rows)}[every]
+    assert "lower in 5 of 6" in three.measured and three.kind == "differs-unexplained"
+    assert "lower in 6 of 6" in ten.measured and ten.kind == "matches"
 
 
-def test_004_web_loss_more_seeds_that_do_not_separate_leave_it_unexplained():
-    from cclab.experiments.paper004_fig_web import Fig10
+def test_004_web_loss_ten_seeds_that_do_not_separate_leave_it_a_difference():
+    from cclab.experiments.paper004_fig_web import _loss_checks
 
     def loss(b, n, p, s):  # gHSTCP the same as HSTCP at (500, 20), lower elsewhere
         g = p == "gHSTCP" and (b, n) != (500, 20)
         return 1e-4 * n * (0.8 if g else 1.0) * (1 + 0.01 * ((s * 7) % 5)) * (1.0 + (b == 500))
 
-    checks = {c.what: c for c in Fig10()._checks(_web_rows(loss), "no-jitter", quick=False)}
-    every = checks["gHSTCP gives a lower loss rate than HSTCP in every setting (buffer, flows)"]
-    assert every.kind == "differs-unexplained" and "lower in 5 of 6" in every.ablation.measured
+    every = {c.what: c for c in _loss_checks(_web_rows(loss))}[
+        "gHSTCP gives a lower loss rate than HSTCP in every setting (buffer, flows)"]
+    assert every.kind == "differs-unexplained" and "lower in 5 of 6" in every.measured
+
+
+def test_004_figs_10_11_run_ten_seeds_of_the_default_variant_and_three_of_the_other():
+    from cclab.experiments.paper004_fig_web import DEFAULT, Fig10
+
+    seeds = {}
+    for r in Fig10().runs(quick=False):
+        seeds.setdefault(r.params["variant"], set()).add(r.seed)
+    assert seeds[DEFAULT] == set(range(1, 11)) and seeds["jitter"] == {1, 2, 3}

@@ -73,10 +73,9 @@ impl Sender {
             // Linux: the window is set for this ACK first (on_ack), then the head goes out.
             self.prr = Some(Prr::start(self.cwnd));
         }
-        if self.rack_on() {
-            // RACK has marked the losses (Linux enters recovery without marking the head,
-            // tcp_enter_recovery()); the pipe-driven send after the ACK resends them.
-        } else {
+        // Under RACK the losses are marked already (Linux enters recovery without marking the
+        // head, tcp_enter_recovery()); the pipe-driven send after the ACK resends them.
+        if !self.rack_on() {
             self.sb.mark_lost_one(una);
             if self.prr.is_none() {
                 // RFC 5681 step 2-3, RFC 6582 step 2, RFC 6675 (4.3): retransmit the first lost
