@@ -106,6 +106,22 @@ def test_algorithms_get_ns3s_type_and_cclabs_constants():
     assert (vegas["cc.Alpha"], vegas["cc.Beta"]) == ("3", "6")
 
 
+def test_bic_is_the_papers_under_cclab_and_linuxs_tcp_bic_under_linux():
+    paper = record(text(scenario(cc="bic", stack="cclab", recovery="sack")), "flow", 0)
+    assert (paper["cc"], paper["cc.BinarySearchCoefficient"], paper["cc.MaxIncr"]) == ("ns3::TcpBic", "2", "32")
+    linux = record(text(scenario(cc="bic")), "flow", 0)
+    # Linux's divisor, step and smooth part; its "at or below 14" is ns-3's "below 15", its
+    # 819/1024 ns-3's fraction.
+    assert {k: linux[f"cc.{k}"] for k in ("BinarySearchCoefficient", "MaxIncr", "SmoothPart", "LowWnd", "Beta",
+                                          "FastConvergence")} == {
+        "BinarySearchCoefficient": "4", "MaxIncr": "16", "SmoothPart": "20", "LowWnd": "15",
+        "Beta": "0.7998046875", "FastConvergence": "true"}
+    off = scenario(cc="bic", cc_params={"fast_convergence": 0, "smooth_part": 5})
+    assert refusal(off, "ns3") is None
+    assert (record(text(off), "flow", 0)["cc.FastConvergence"], record(text(off), "flow", 0)["cc.SmoothPart"]) == (
+        "false", "5")
+
+
 def test_cubic_runs_hystart_in_ns3_as_the_flow_resolved_it_with_linuxs_values():
     # The linux stack turns HyStart on: ns-3's knobs at Linux's values, and the delay margin
     # Linux's for the 60 ms path (60/8 = 7.5 ms, inside 4..16 ms) as both of ns-3's bounds.

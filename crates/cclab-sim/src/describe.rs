@@ -91,6 +91,9 @@ pub struct FlowInfo {
     pub name: String,
     pub group: String,
     pub cc: String,
+    /// The algorithm built for `cc` under the flow's stack (`StackProfile::variant_of`:
+    /// "bic-linux" for `bic` under `linux`), as it names itself.
+    pub cc_built: String,
     /// The algorithm's resolved parameters, where it reports them (`CongestionControl::params`).
     pub cc_params: BTreeMap<&'static str, f64>,
     pub src: u32,
@@ -161,6 +164,7 @@ pub fn describe(sim: &Simulation) -> Network {
                 name: f.name.clone(),
                 group: f.group.clone(),
                 cc: f.cc_name.clone(),
+                cc_built: f.sender.cc.name().to_string(),
                 cc_params: f.sender.cc.params().into_iter().collect(),
                 src: first,
                 dst: last,

@@ -74,7 +74,9 @@ UDP_HEADERS = 30
 STACKS = ("linux", "cclab")
 SUFFIX = ".ns3.txt"
 #: The cc_params the translation carries over, by algorithm (the rest are refused).
-CC_PARAMS = {"vegas": ("alpha", "beta", "gamma"), "cubic": ("hystart",)}
+CC_PARAMS = {"vegas": ("alpha", "beta", "gamma"), "cubic": ("hystart",),
+             # Linux's BIC, built for `bic` under the linux stack (cc/bic_linux.rs).
+             "bic": ("max_increment", "low_window", "beta", "smooth_part", "fast_convergence")}
 #: The flow counters the program prints, in order.
 FLOW_COUNTERS = ("rx_bytes", "retransmitted", "timeouts")
 RETRANSMITS, TIMEOUTS = "retransmitted", "timeouts"
@@ -251,6 +253,21 @@ def _path_rtt(net: Mapping[str, Any], f: Mapping[str, Any]) -> float:
     return sum(links[i]["delay_s"] for i in f["path_data"]) + sum(links[i]["delay_s"] for i in f["path_ack"])
 
 
+def _bic_linux(p: Mapping[str, float]) -> Dict[str, str]:
+    """ns-3 TcpBic attributes for Linux's BIC (cc/bic_linux.rs) with parameters ``p``.
+
+    ns-3's TcpBic is Linux's table (tcp-bic.cc ``Update``, the divisor 4 its default), but is
+    Reno below ``LowWnd`` where Linux is at or below ``low_window`` (hence + 1), and reads
+    ``Beta`` as a fraction where Linux counts 1024ths. Its own departures stay: fast
+    convergence takes ``W_max`` to ``Beta`` of the window instead of (1 + beta)/2 of it
+    (``GetSsThresh``), ``cnt`` is not divided by the packets per ACK, and the window grows
+    after more than ``cnt`` segments where Linux waits for ``cnt``."""
+    return {"BinarySearchCoefficient": "4", "MaxIncr": str(int(p["max_increment"])),
+            "Beta": _fmt(p["beta"] / 1024), "LowWnd": str(int(p["low_window"]) + 1),
+            "SmoothPart": str(int(p["smooth_part"])),
+            "FastConvergence": "true" if p["fast_convergence"] else "false"}
+
+
 def _hystart(net: Mapping[str, Any], f: Mapping[str, Any]) -> Dict[str, str]:
     """ns-3 TcpCubic attributes for the flow's resolved ``hystart`` (0 or 1).
 
@@ -310,6 +327,8 @@ def _flow(net: Mapping[str, Any], f: Mapping[str, Any], field: str) -> List[str]
             cc_attrs[name.capitalize()] = str(int(v))
     if f["cc"] == "cubic":
         cc_attrs.update(_hystart(net, f))
+    if f["cc_built"] == "bic-linux":
+        cc_attrs = _bic_linux(f["cc_params"])
     buf = _buffers(net, f)
     rcv = buf
     if f["rwnd"] is not None:

@@ -34,6 +34,7 @@
 //! arithmetic (slow start, additive increase) lives here once.
 
 pub mod bic;
+pub mod bic_linux;
 pub mod ci;
 pub mod cr;
 pub mod cubic;
@@ -289,6 +290,12 @@ pub static BUILTIN: &[Entry<Builder>] = &[
         summary: "BIC-TCP (Xu, Harfoush, Rhee 2004): binary search towards W_max, additive steps of at most S_max",
         params: Schema::Read,
         build: bic::build,
+    },
+    Entry {
+        name: "bic-linux",
+        summary: "BIC-TCP as Linux's tcp_bic.c: a quarter of the distance to W_max per RTT, 16 at most, smooth part near it (linux stack's bic)",
+        params: Schema::Read,
+        build: bic_linux::build,
     },
     Entry {
         name: "cubic",

@@ -237,7 +237,8 @@ pub struct StackProfile {
     /// after an idle period longer than the RTO or on a CE mark is not modelled).
     pub quickacks: u32,
     /// The algorithm this stack runs for a `cc` name, where its own differs: (name in the
-    /// scenario, registry name built). ns-2's Vegas is not Linux's (cc/vegas_ns2.rs).
+    /// scenario, registry name built). ns-2's Vegas is not Linux's (cc/vegas_ns2.rs); Linux's
+    /// BIC is not the paper's (cc/bic_linux.rs).
     pub cc_variants: &'static [(&'static str, &'static str)],
     /// Parameter defaults this stack gives an algorithm, where its own differ from cclab's:
     /// (registry name, parameter, value). A parameter written in `cc_params` wins; an
@@ -318,8 +319,8 @@ impl StackProfile {
 
     pub const LINUX: StackProfile = StackProfile {
         name: "linux",
-        // 2: HyStart for CUBIC. 3: RACK-TLP.
-        version: 3,
+        // 2: HyStart for CUBIC. 3: RACK-TLP. 4: Linux's BIC.
+        version: 4,
         init_cwnd: 10.0,
         timestamps: true,
         rto_initial_ms: 1000,
@@ -338,7 +339,7 @@ impl StackProfile {
         delayed_ack: true,
         delack_timeout_ms: 40,
         quickacks: 5,
-        cc_variants: &[],
+        cc_variants: &[("bic", "bic-linux")],
         cc_defaults: &[("cubic", "hystart", 1.0)],
         syn_full_size: false,
         sack_flavour: SackFlavour::Rfc6675,
