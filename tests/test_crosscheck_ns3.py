@@ -122,6 +122,19 @@ def test_bic_is_the_papers_under_cclab_and_linuxs_tcp_bic_under_linux():
         "false", "5")
 
 
+def test_cubic_is_the_rfcs_under_cclab_and_linuxs_tcp_cubic_under_linux():
+    rfc = record(text(scenario(cc="cubic", stack="cclab")), "flow", 0)
+    assert (rfc["cc.C"], rfc["cc.Beta"]) == ("0.4", "0.7")
+    linux = record(text(scenario(cc="cubic")), "flow", 0)
+    # bic_scale 41 is C = 410/1024, beta 717/1024.
+    assert (linux["cc"], linux["cc.C"], linux["cc.Beta"], linux["cc.TcpFriendliness"]) == (
+        "ns3::TcpCubic", "0.400390625", "0.7001953125", "true")
+    off = scenario(cc="cubic", cc_params={"tcp_friendliness": 0, "fast_convergence": 0, "beta": 819})
+    assert refusal(off, "ns3") is None
+    got = record(text(off), "flow", 0)
+    assert (got["cc.TcpFriendliness"], got["cc.FastConvergence"], got["cc.Beta"]) == ("false", "false", "0.7998046875")
+
+
 def test_cubic_runs_hystart_in_ns3_as_the_flow_resolved_it_with_linuxs_values():
     # The linux stack turns HyStart on: ns-3's knobs at Linux's values, and the delay margin
     # Linux's for the 60 ms path (60/8 = 7.5 ms, inside 4..16 ms) as both of ns-3's bounds.

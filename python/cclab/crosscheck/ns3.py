@@ -74,7 +74,10 @@ UDP_HEADERS = 30
 STACKS = ("linux", "cclab")
 SUFFIX = ".ns3.txt"
 #: The cc_params the translation carries over, by algorithm (the rest are refused).
-CC_PARAMS = {"vegas": ("alpha", "beta", "gamma"), "cubic": ("hystart",),
+CC_PARAMS = {"vegas": ("alpha", "beta", "gamma"),
+             # hystart for either; the rest are Linux's CUBIC's (cc/cubic_linux.rs), built for
+             # `cubic` under the linux stack.
+             "cubic": ("hystart", "beta", "bic_scale", "fast_convergence", "tcp_friendliness"),
              # Linux's BIC, built for `bic` under the linux stack (cc/bic_linux.rs).
              "bic": ("max_increment", "low_window", "beta", "smooth_part", "fast_convergence")}
 #: The flow counters the program prints, in order.
@@ -268,6 +271,18 @@ def _bic_linux(p: Mapping[str, float]) -> Dict[str, str]:
             "FastConvergence": "true" if p["fast_convergence"] else "false"}
 
 
+def _cubic_linux(p: Mapping[str, float]) -> Dict[str, str]:
+    """ns-3 TcpCubic attributes for Linux's CUBIC (cc/cubic_linux.rs) with parameters ``p``.
+
+    ns-3's TcpCubic is Linux's (tcp-cubic.cc ``Update``: the curve at t + delay_min, ``cnt``
+    at least 2 and at most 20 before a loss, the Reno estimate); it takes ``C`` and ``Beta``
+    as fractions where Linux has ``bic_scale`` (C = 10 bic_scale / 1024 per s^3) and
+    1024ths."""
+    return {"C": _fmt(p["bic_scale"] * 10 / 1024), "Beta": _fmt(p["beta"] / 1024),
+            "FastConvergence": "true" if p["fast_convergence"] else "false",
+            "TcpFriendliness": "true" if p["tcp_friendliness"] else "false"}
+
+
 def _hystart(net: Mapping[str, Any], f: Mapping[str, Any]) -> Dict[str, str]:
     """ns-3 TcpCubic attributes for the flow's resolved ``hystart`` (0 or 1).
 
@@ -329,6 +344,8 @@ def _flow(net: Mapping[str, Any], f: Mapping[str, Any], field: str) -> List[str]
         cc_attrs.update(_hystart(net, f))
     if f["cc_built"] == "bic-linux":
         cc_attrs = _bic_linux(f["cc_params"])
+    if f["cc_built"] == "cubic-linux":
+        cc_attrs.update(_cubic_linux(f["cc_params"]))
     buf = _buffers(net, f)
     rcv = buf
     if f["rwnd"] is not None:

@@ -38,6 +38,7 @@ pub mod bic_linux;
 pub mod ci;
 pub mod cr;
 pub mod cubic;
+pub mod cubic_linux;
 pub mod fast;
 pub mod ghstcp;
 pub mod highspeed;
@@ -302,6 +303,12 @@ pub static BUILTIN: &[Entry<Builder>] = &[
         summary: "CUBIC (RFC 9438): W(t) = C (t - K)^3 + W_max with a Reno-friendly floor; variant 1 = 2008 constants",
         params: Schema::Read,
         build: cubic::build,
+    },
+    Entry {
+        name: "cubic-linux",
+        summary: "CUBIC as Linux's tcp_cubic.c: the curve at t + delay_min in jiffies, cnt at least 2, Reno estimate, HyStart (linux stack's cubic)",
+        params: Schema::Read,
+        build: cubic_linux::build,
     },
     Entry {
         name: "vegas",

@@ -238,7 +238,7 @@ pub struct StackProfile {
     pub quickacks: u32,
     /// The algorithm this stack runs for a `cc` name, where its own differs: (name in the
     /// scenario, registry name built). ns-2's Vegas is not Linux's (cc/vegas_ns2.rs); Linux's
-    /// BIC is not the paper's (cc/bic_linux.rs).
+    /// BIC and CUBIC are not the papers' and RFC's (cc/bic_linux.rs, cc/cubic_linux.rs).
     pub cc_variants: &'static [(&'static str, &'static str)],
     /// Parameter defaults this stack gives an algorithm, where its own differ from cclab's:
     /// (registry name, parameter, value). A parameter written in `cc_params` wins; an
@@ -319,8 +319,8 @@ impl StackProfile {
 
     pub const LINUX: StackProfile = StackProfile {
         name: "linux",
-        // 2: HyStart for CUBIC. 3: RACK-TLP. 4: Linux's BIC.
-        version: 4,
+        // 2: HyStart for CUBIC. 3: RACK-TLP. 4: Linux's BIC. 5: Linux's CUBIC.
+        version: 5,
         init_cwnd: 10.0,
         timestamps: true,
         rto_initial_ms: 1000,
@@ -339,7 +339,7 @@ impl StackProfile {
         delayed_ack: true,
         delack_timeout_ms: 40,
         quickacks: 5,
-        cc_variants: &[("bic", "bic-linux")],
+        cc_variants: &[("bic", "bic-linux"), ("cubic", "cubic-linux")],
         cc_defaults: &[("cubic", "hystart", 1.0)],
         syn_full_size: false,
         sack_flavour: SackFlavour::Rfc6675,
