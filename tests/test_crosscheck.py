@@ -294,7 +294,7 @@ def test_each_evidence_run_is_its_matrix_scenario_with_the_one_change_it_names(p
     # docs/fidelity.md quotes these as "the matrix scenario with one thing changed": the file
     # must say which scenario, translate, and differ from it only in the name, the changed
     # setting and (for the no-loss runs) the span.
-    stem = re.match(r"^(\d+b?-[a-z0-9-]+?)-(no-startup-loss|overhead|ack-every-segment|per-ack|handshake|long|dupthresh|no-fast-convergence)$",
+    stem = re.match(r"^(\d+b?-[a-z0-9-]+?)-(no-startup-loss|overhead|ack-every-segment|per-ack|handshake|long|dupthresh|no-fast-convergence|no-hystart|spread)$",
                     path.stem)
     assert stem, path.stem
     # The matrix scenario, or another evidence run (one more change on top of it).
@@ -306,7 +306,8 @@ def test_each_evidence_run_is_its_matrix_scenario_with_the_one_change_it_names(p
     allowed = {"no-startup-loss": {"init_ssthresh"}, "overhead": {"overhead"},
                "ack-every-segment": {"delayed_ack"}, "per-ack": {"ack_counting"},
                "handshake": {"handshake"}, "long": set(), "dupthresh": {"loss_detection"},
-               "no-fast-convergence": {"cc_params"}}[stem.group(2)]
+               "no-fast-convergence": {"cc_params"}, "no-hystart": {"cc_params"},
+               "spread": {"start_spread"}}[stem.group(2)]
     assert len(changed["flows"]) == len(base["flows"])
     added = set()
     for g, b in zip(changed["flows"], base["flows"]):
@@ -316,8 +317,9 @@ def test_each_evidence_run_is_its_matrix_scenario_with_the_one_change_it_names(p
     assert added == allowed
     assert changed["topology"] == base["topology"]
     assert changed["name"] == path.stem
-    if stem.group(2) == "no-fast-convergence":  # that one parameter, on both sides
-        assert all(g["cc_params"] == {"fast_convergence": 0} for g in changed["flows"])
+    if stem.group(2) in ("no-fast-convergence", "no-hystart"):  # that parameter off, on both sides
+        param = stem.group(2)[3:].replace("-", "_")
+        assert all(g["cc_params"] == {param: 0} for g in changed["flows"] if "cc_params" in g)
     if stem.group(2) == "long":  # the span alone, longer
         assert float(changed["duration"].rstrip("s")) > float(base["duration"].rstrip("s"))
     if path.parent.name == "ns2":  # the ns3 folder holds ns-3 runs

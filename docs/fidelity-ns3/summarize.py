@@ -21,8 +21,11 @@ def cells(g):
 
 
 def recovery(name):
-    """Whether any flow of the scenario recovers without SACK (as its first seed built it)."""
+    """Whether any flow of the scenario recovers without SACK (as its first seed built it), or
+    it has no TCP flow."""
     net = json.loads(_core.Sim(_to_json(load_scenario(ROOT / "scenarios" / "crosscheck" / f"{name}.toml")), 1).network())
+    if not net["flows"]:
+        return "no TCP (UDP only)"
     return "without SACK (newreno)" if any(f["recovery"] == "newreno" for f in net["flows"]) else "with SACK"
 
 
