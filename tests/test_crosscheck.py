@@ -44,6 +44,14 @@ def test_droptail_limit_is_one_more_than_the_buffer_unless_it_counts_the_packet_
     assert re.search(r"queue-limit \$n\(0\) \$n\(1\) 30\n", tcl(sc))
 
 
+def test_ecn_sets_the_agents_ecn_and_reds_setbit():
+    sc = scenario(ecn=True)
+    sc["topology"]["bottleneck"].update(queue="red", queue_params={"ecn": 1})
+    text = tcl(sc)
+    assert text.count("set ecn_ true") == 2 and "setbit_ true" in text
+    assert "ecn_" not in tcl(scenario())
+
+
 def test_red_gets_its_resolved_parameters_and_the_buffer_as_its_limit():
     sc = scenario()
     sc["topology"]["bottleneck"].update(queue="red", queue_params={"min_th": 7, "max_p": 0.05})

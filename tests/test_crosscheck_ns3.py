@@ -155,12 +155,23 @@ def test_cubic_runs_hystart_in_ns3_as_the_flow_resolved_it_with_linuxs_values():
     assert record(text(on), "flow", 0)["cc.HyStart"] == "true"
 
 
+def test_ecn_is_classic_ecn_on_both_ends_and_marking_red():
+    sc = scenario({"queue": "red", "queue_params": {"ecn": 1}}, ecn=True)
+    assert refusal(sc, "ns3") is None
+    t = text(sc)
+    assert record(t, "flow", 0)["tcp.UseEcn"] == "On"
+    bn = next(line for line in t.splitlines() if line.startswith("link ") and "queue=red" in line)
+    assert "red.UseEcn=true" in bn and "red.UseHardDrop=true" in bn
+    # Without ECN nothing is written that ns-3's defaults do not already say.
+    plain = text(scenario({"queue": "red"}))
+    assert "tcp.UseEcn" not in plain and "red.UseEcn=false" in plain and "UseHardDrop" not in plain
+
+
 @pytest.mark.parametrize("change, field", [
     ({"recovery": "reno"}, "flows[0].recovery"),
     ({"cc": "westwood"}, "flows[0].cc"),
     ({"overhead": "1ms"}, "flows[0].overhead"),
     ({"init_cwnd": 2.5}, "flows[0].init_cwnd"),
-    ({"ecn": True}, "flows[0].ecn"),
     ({"cc": "vegas", "recovery": "newreno", "cc_params": {"alpha": 2.5}}, "flows[0].cc_params.alpha"),
 ])
 def test_what_does_not_map_is_refused_naming_the_field(change, field):

@@ -81,6 +81,10 @@ fn reference_runs() -> Vec<(String, String)> {
         runs.push((format!("stack {} recovery sack", stack.name), sack));
     }
     runs.push(("random loss".into(), pair("newreno", "sack", "droptail", ", loss = 0.001")));
+    let ecn = pair("newreno", "sack", "red", ", queue_params = { ecn = 1 }")
+        .replace("recovery = \"sack\"\n", "recovery = \"sack\"\necn = true\n");
+    runs.push(("ecn".into(), ecn.clone()));
+    runs.push(("stack ns2 ecn".into(), ecn.replace("ecn = true\n", "ecn = true\nstack = \"ns2\"\n")));
     runs
 }
 

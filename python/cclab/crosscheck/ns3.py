@@ -216,13 +216,11 @@ def _queue(link: Mapping[str, Any]) -> Tuple[str, int, List[str]]:
     if q["kind"] in ("red", "ared"):
         if p["bytes"]:
             raise CrosscheckError(field, "red in byte mode", "red or ared in packet mode")
-        if p["ecn"]:
-            raise CrosscheckError(f"{field}_params.ecn", "true", "false (ECN is not translated yet)")
         if cap is not None and cap < 2:
             raise CrosscheckError(f"link {link['name']}: buffer", f"{cap}pkts",
                                   "at least 2 packets with RED (one is staged in the device)")
         attrs = [
-            "ARED=false", "Ns1Compat=false", "UseEcn=false",
+            "ARED=false", "Ns1Compat=false", f"UseEcn={'true' if p['ecn'] else 'false'}",
             f"MinTh={_fmt(p['min_th'])}", f"MaxTh={_fmt(p['max_th'])}", f"QW={_fmt(p['q_weight'])}",
             f"LInterm={_fmt(1.0 / p['max_p']) if p['max_p'] > 0 else '1e12'}",
             f"MeanPktSize={int(p['mean_pktsize'])}",
@@ -234,6 +232,9 @@ def _queue(link: Mapping[str, Any]) -> Tuple[str, int, List[str]]:
                       f"Interval={_fmt(p['interval'])}s", f"Top={_fmt(p['top'])}", f"Bottom={_fmt(p['bottom'])}"]
         else:
             attrs += ["AdaptMaxP=false"]
+        if p["ecn"]:
+            # cclab marks only early (probabilistic) drops and drops above the hard threshold.
+            attrs += ["UseHardDrop=true"]
         return "red", UNLIMITED if cap is None else cap - 1, attrs
     raise CrosscheckError(field, q["kind"], "droptail, red or ared (ns-3 has no gARED or XCP router as cclab's)")
 
@@ -319,8 +320,6 @@ def _flow(net: Mapping[str, Any], f: Mapping[str, Any], field: str) -> List[str]
     if f["recovery"] not in ("newreno", "sack"):
         raise CrosscheckError(f"{field}.recovery", f["recovery"],
                               "newreno or sack (ns-3 stays in recovery until the recovery point, as NewReno)")
-    if f["ecn"]:
-        raise CrosscheckError(f"{field}.ecn", "true", "false (not translated yet)")
     if f["stop_s"] is not None:
         raise CrosscheckError(f"{field}.stop", f["stop_s"], "no stop time (not translated yet)")
     if f["overhead_s"]:
@@ -362,6 +361,9 @@ def _flow(net: Mapping[str, Any], f: Mapping[str, Any], field: str) -> List[str]
         "LimitedTransmit": f["stack"] != "cclab",
         "SndBufSize": buf, "RcvBufSize": rcv, "TcpNoDelay": True,
     }
+    if f["ecn"]:
+        # RFC 3168 on both ends (ns-3's ClassicEcn): ECT on data, CE echoed until CWR.
+        tcp["UseEcn"] = "On"
     if f["init_ssthresh"] is not None:
         tcp["InitialSlowStartThreshold"] = min(UNLIMITED, int(f["init_ssthresh"] * seg))
     size = 0 if f["size_pkts"] is None else int(f["size_pkts"]) * seg

@@ -21,4 +21,21 @@ impl Sender {
         self.send_cwr = true;
         self.stats.ecn_reductions += 1;
     }
+
+    /// Whether a loss found now reduces the window, and with ECN on, the window it starts:
+    /// a loss of data sent before the last ECN reduction is not reduced for again (RFC 3168
+    /// section 6.1.2: "reduced only once in response to a series of dropped and/or CE packets
+    /// from a single window of data"; Linux does not start a second reduction while one is
+    /// under way, tcp_enter_recovery(); ns-2 skips it after an ECN action, tcp-reno.cc
+    /// `dupack_action`). A loss reduction also answers the echoes of its window, as Linux's
+    /// tcp_init_cwnd_reduction() queues a CWR: later echoes up to `high` are ignored.
+    pub(super) fn reduce_for_loss(&mut self) -> bool {
+        if !self.cfg.ecn {
+            return true;
+        }
+        let reduce = self.sb.una() >= self.ecn_recover;
+        self.ecn_recover = self.sb.high();
+        self.send_cwr = true;
+        reduce
+    }
 }

@@ -255,6 +255,9 @@ pub struct StackProfile {
     pub loss_detection: LossDetection,
     /// How `overhead` delays data (only with `overhead` above zero).
     pub send_overhead: SendOverhead,
+    /// With ECN, retransmissions are ECN-capable too (ns-2's tcp.cc `output()` sets `ect()` on
+    /// every data packet); RFC 3168 section 6.1.5, Linux and ns-3 send them Not-ECT.
+    pub ect_retransmits: bool,
 }
 
 impl StackProfile {
@@ -285,6 +288,7 @@ impl StackProfile {
         syn_full_size: false,
         sack_flavour: SackFlavour::Rfc6675,
         send_overhead: SendOverhead::PerPacket,
+        ect_retransmits: false,
         loss_detection: LossDetection::Dupthresh,
     };
 
@@ -314,6 +318,7 @@ impl StackProfile {
         syn_full_size: false,
         sack_flavour: SackFlavour::Ns2Sack1,
         send_overhead: SendOverhead::DelayedSend,
+        ect_retransmits: true,
         loss_detection: LossDetection::Dupthresh,
     };
 
@@ -344,6 +349,7 @@ impl StackProfile {
         syn_full_size: false,
         sack_flavour: SackFlavour::Rfc6675,
         send_overhead: SendOverhead::PerPacket,
+        ect_retransmits: false,
         loss_detection: LossDetection::RackTlp,
     };
 

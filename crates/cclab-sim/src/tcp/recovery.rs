@@ -62,7 +62,9 @@ impl Recovery {
 impl Sender {
     pub(super) fn enter_recovery(&mut self, now: SimTime, out: &mut Vec<Packet>) {
         let v = self.view(now);
-        self.ssthresh = self.cc.ssthresh(&v);
+        if self.reduce_for_loss() {
+            self.ssthresh = self.cc.ssthresh(&v);
+        }
         self.recover = self.sb.high();
         self.partial_acks = 0;
         self.stats.fast_retransmits += 1;

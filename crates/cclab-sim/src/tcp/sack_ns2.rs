@@ -104,7 +104,9 @@ impl Sender {
     /// the timer.
     fn enter_recovery_sack1(&mut self, now: SimTime, out: &mut Vec<Packet>) {
         let v = self.view(now);
-        self.ssthresh = self.cc.ssthresh(&v);
+        if self.reduce_for_loss() {
+            self.ssthresh = self.cc.ssthresh(&v);
+        }
         let (una, high) = (self.sb.una(), self.sb.high());
         self.recover = high;
         self.stats.fast_retransmits += 1;

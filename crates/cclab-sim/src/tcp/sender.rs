@@ -246,11 +246,15 @@ impl Sender {
         let v = self.view(now);
         let cc = self.cc.on_send(&v, seq);
         let syn = seq == 0 && self.cfg.stack.syn;
-        let mut flags = if self.cfg.ecn { ECT } else { 0 };
+        // RFC 3168 section 6.1.5: a retransmission is not ECN-capable (Linux tcp_ecn_send(),
+        // ns-3's ECN_RESTRICTION_MAP), except under ns-2's stack; CWR rides on the next new
+        // data segment, or on any under ns-2's (`SetCWRonRetransmit_` true).
+        let ns2_like = self.cfg.stack.ect_retransmits;
+        let mut flags = if self.cfg.ecn && (!retx || ns2_like) { ECT } else { 0 };
         if syn {
             flags |= SYN;
         }
-        if self.send_cwr {
+        if self.send_cwr && (!retx || ns2_like) {
             flags |= CWR;
             self.send_cwr = false;
         }

@@ -15,7 +15,13 @@ impl Sender {
             return;
         }
         self.stats.timeouts += 1;
-        if let Some(cwnd) = self.cfg.stack.rto_ssthresh_from(self.state, self.cwnd, self.ssthresh) {
+        // Outside recovery with data of an ECN-reduced window still unacknowledged, ssthresh
+        // was cut within the last round trip: not again (RFC 3168 section 6.1.2; ns-2's
+        // timeout() "in recovery from a recent ECN", Linux's tcp_enter_loss() in CWR).
+        let ecn_cut =
+            self.cfg.ecn && matches!(self.state, CaState::Open | CaState::Disorder) && self.sb.una() < self.ecn_recover;
+        if let Some(cwnd) = self.cfg.stack.rto_ssthresh_from(self.state, self.cwnd, self.ssthresh).filter(|_| !ecn_cut)
+        {
             let v = SenderView { cwnd, ..self.view(now) };
             self.ssthresh = self.cc.ssthresh(&v);
         }
