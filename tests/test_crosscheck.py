@@ -49,7 +49,9 @@ def test_ecn_sets_the_agents_ecn_and_reds_setbit():
     sc["topology"]["bottleneck"].update(queue="red", queue_params={"ecn": 1})
     text = tcl(sc)
     assert text.count("set ecn_ true") == 2 and "setbit_ true" in text
-    assert "ecn_" not in tcl(scenario())
+    # ns-2 marks in the gentle region too, as cclab does.
+    assert "use_mark_p_ false" in text
+    assert "ecn_" not in tcl(scenario()) and "use_mark_p_" not in tcl(scenario())
 
 
 def test_red_gets_its_resolved_parameters_and_the_buffer_as_its_limit():

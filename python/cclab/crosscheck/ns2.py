@@ -103,6 +103,11 @@ def _queue(link: Mapping[str, Any]) -> tuple[str, int, List[str]]:
             f"gentle_ {'true' if p['gentle'] else 'false'}", f"wait_ {'true' if p['wait'] else 'false'}",
             f"setbit_ {'true' if p['ecn'] else 'false'}",
         ]
+        if p["ecn"]:
+            # cclab marks every early drop of an ECN-capable packet; ns-2 marks only while the
+            # drop probability is below mark_p_ (0.1) and drops in the gentle region
+            # (red.cc `drop_early`, `use_mark_p_` true by default).
+            sets += ["use_mark_p_ false"]
         if q["kind"] == "ared":
             sets += ["adaptive_ 1", f"alpha_ {p['alpha']!r}", f"beta_ {p['beta']!r}",
                      f"interval_ {p['interval']!r}", f"top_ {p['top']!r}", f"bottom_ {p['bottom']!r}"]
