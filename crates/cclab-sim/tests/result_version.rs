@@ -64,6 +64,10 @@ fn reference_runs() -> Vec<(String, String)> {
     for wrapped in ["highspeed+ktcp", "cubic+ktcp"] {
         runs.push((wrapped.to_string(), pair(wrapped, "sack", "droptail", "")));
     }
+    // Under linux the add-on wraps Linux's CUBIC.
+    let linux_wrapped = pair("cubic+ktcp", "sack", "droptail", "")
+        .replace("recovery = \"sack\"\n", "recovery = \"sack\"\nstack = \"linux\"\n");
+    runs.push(("stack linux cubic+ktcp".to_string(), linux_wrapped));
     for q in ["red", "ared", "gared"] {
         runs.push((format!("queue {q}"), pair("highspeed", "sack", q, "")));
         runs.push((format!("queue {q} ns2"), pair("highspeed", "sack", q, ", queue_params = { ns2 = 1 }")));

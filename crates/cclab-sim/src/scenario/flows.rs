@@ -29,7 +29,7 @@ pub(super) fn group_settings(g: &FlowGroup, p: &str, duration: SimTime) -> Resul
         Some(s) => StackProfile::parse(s).ok_or_else(|| err(format!("{p}.stack"), s, StackProfile::NAMES))?,
     };
     // The stack's own flavour of the algorithm, where it has one (ns-2's Vegas).
-    let build_name = stack.variant_of(&g.cc).to_string();
+    let build_name = stack.variant_of(&g.cc);
     let mut stack = stack.for_algorithm(&build_name);
     stack.syn = g.handshake.unwrap_or(stack.syn);
     if let Some(a) = &g.ack_counting {
@@ -40,8 +40,7 @@ pub(super) fn group_settings(g: &FlowGroup, p: &str, duration: SimTime) -> Resul
         stack.loss_detection =
             LossDetection::parse(l).ok_or_else(|| err(format!("{p}.loss_detection"), l, LossDetection::NAMES))?;
     }
-    // The stack's parameter defaults (Linux's HyStart for CUBIC) under those written.
-    let params: Params = stack.cc_params(&build_name, g.cc_params.clone().unwrap_or_default());
+    let params: Params = g.cc_params.clone().unwrap_or_default();
     // Build once to validate the name and the parameters.
     cc::build(&build_name, &params).map_err(|e| {
         if e.param.is_empty() {

@@ -19,7 +19,7 @@
 //! value; the profile only changes defaults and behaviours that have no field.
 //! docs/fidelity.md says how to compare a profile with the stack it follows.
 
-use crate::cc::{CaState, Params};
+use crate::cc::CaState;
 
 /// Which ACKs give an RTT sample when timestamps are off.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -240,11 +240,6 @@ pub struct StackProfile {
     /// scenario, registry name built). ns-2's Vegas is not Linux's (cc/vegas_ns2.rs); Linux's
     /// BIC and CUBIC are not the papers' and RFC's (cc/bic_linux.rs, cc/cubic_linux.rs).
     pub cc_variants: &'static [(&'static str, &'static str)],
-    /// Parameter defaults this stack gives an algorithm, where its own differ from cclab's:
-    /// (registry name, parameter, value). A parameter written in `cc_params` wins; an
-    /// add-on (`"cubic+ktcp"`) passes them to the algorithm it wraps. Linux's CUBIC ends slow
-    /// start with HyStart (net/ipv4/tcp_cubic.c `hystart` = 1; cc/hystart.rs).
-    pub cc_defaults: &'static [(&'static str, &'static str, f64)],
     /// The opening segment (seq 0, with `syn`) carries a full packet instead of headers only
     /// (ns-2's Vegas: its own `output()` sizes every segment alike; see `for_algorithm`).
     pub syn_full_size: bool,
@@ -284,7 +279,6 @@ impl StackProfile {
         delack_timeout_ms: 100,
         quickacks: 0,
         cc_variants: &[],
-        cc_defaults: &[],
         syn_full_size: false,
         sack_flavour: SackFlavour::Rfc6675,
         send_overhead: SendOverhead::PerPacket,
@@ -314,7 +308,6 @@ impl StackProfile {
         delack_timeout_ms: 100,
         quickacks: 0,
         cc_variants: &[("vegas", "vegas-ns2")],
-        cc_defaults: &[],
         syn_full_size: false,
         sack_flavour: SackFlavour::Ns2Sack1,
         send_overhead: SendOverhead::DelayedSend,
@@ -324,8 +317,9 @@ impl StackProfile {
 
     pub const LINUX: StackProfile = StackProfile {
         name: "linux",
-        // 2: HyStart for CUBIC. 3: RACK-TLP. 4: Linux's BIC. 5: Linux's CUBIC.
-        version: 5,
+        // 2: HyStart for CUBIC. 3: RACK-TLP. 4: Linux's BIC. 5: Linux's CUBIC. 6: Linux's
+        // CUBIC and BIC under an add-on too.
+        version: 6,
         init_cwnd: 10.0,
         timestamps: true,
         rto_initial_ms: 1000,
@@ -345,7 +339,6 @@ impl StackProfile {
         delack_timeout_ms: 40,
         quickacks: 5,
         cc_variants: &[("bic", "bic-linux"), ("cubic", "cubic-linux")],
-        cc_defaults: &[("cubic", "hystart", 1.0)],
         syn_full_size: false,
         sack_flavour: SackFlavour::Rfc6675,
         send_overhead: SendOverhead::PerPacket,
@@ -362,21 +355,18 @@ impl StackProfile {
 
     pub const NAMES: &'static str = "\"cclab\" (default), \"ns2\" or \"linux\"";
 
-    /// The registry name to build for `cc` under this stack.
-    pub fn variant_of<'a>(&self, cc: &'a str) -> &'a str {
-        self.cc_variants.iter().find(|(n, _)| *n == cc).map_or(cc, |(_, v)| v)
-    }
-
-    /// `params` with this stack's defaults for the algorithm built as `build_name` added
-    /// where the scenario wrote none (`cc_defaults`; through an add-on, its wrapped algorithm's).
-    pub fn cc_params(&self, build_name: &str, mut params: Params) -> Params {
-        let algorithm = crate::cc::wrapped(build_name);
-        for &(cc, name, value) in self.cc_defaults {
-            if cc == algorithm {
-                params.entry(name.to_string()).or_insert(value);
-            }
+    /// The registry name to build for `cc` under this stack; an add-on keeps its name and
+    /// wraps the stack's variant (`cubic+ktcp` under `linux` is `cubic-linux+ktcp`).
+    pub fn variant_of(&self, cc: &str) -> String {
+        let (inner, add_on) = match cc.split_once('+') {
+            Some((inner, add_on)) => (inner, Some(add_on)),
+            None => (cc, None),
+        };
+        let v = self.cc_variants.iter().find(|(n, _)| *n == inner).map_or(inner, |(_, v)| v);
+        match add_on {
+            Some(a) => format!("{v}+{a}"),
+            None => v.to_string(),
         }
-        params
     }
 
     /// The profile as it applies to the algorithm built as `build_name`: ns-2's
