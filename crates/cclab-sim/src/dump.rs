@@ -2,8 +2,9 @@
 //! compared bit for bit (`examples/dump_results.rs`) and a digest of reference
 //! runs can guard [`crate::RESULT_VERSION`] (`tests/result_version.rs`).
 //!
-//! Floats are written with `{:?}`, which round-trips, and as their bits; the
-//! event count is included because a change in it means the run took another path.
+//! Floats are written with `{:?}`, which round-trips, and as their bits. The event
+//! counts are written too, for a look at how the engine got there; the digests of
+//! `tests/result_version.rs` leave them out (they are not results).
 
 use crate::results::{Column, RunOutput, Table};
 use std::fmt::Write;

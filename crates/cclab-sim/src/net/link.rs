@@ -6,6 +6,13 @@
 //! The transmitter is lazy too: a packet that finds the link idle is put on
 //! the wire at once, and a `LinkReady` event is scheduled only while packets
 //! wait in the queue. Uncongested links thus cost one event per packet.
+//!
+//! Most arrivals in a simulation find their link idle (every access link, the
+//! uncongested ACK direction). When the queue discipline says an empty queue
+//! would accept the packet and hand it straight back without any change to its
+//! own state (`QueueDisc::passes_when_idle`: DropTail), the arrival skips the
+//! queue and goes on the wire at once, with the counters exactly as the queue's
+//! round trip leaves them.
 
 use crate::packet::Packet;
 use crate::queue::{DropCause, EnqueueContext, QueueDisc};
@@ -39,6 +46,12 @@ impl QueueStats {
         let dt = (now.0 - self.last_change.0) as u128;
         self.area_pkts += dt * len_pkts as u128;
         self.area_bytes += dt * len_bytes as u128;
+        self.last_change = now;
+    }
+
+    /// `advance` while the queue is empty: nothing to add.
+    #[inline]
+    pub fn advance_empty(&mut self, now: SimTime) {
         self.last_change = now;
     }
 
@@ -92,17 +105,20 @@ pub enum Arrival {
     Dropped(Packet, DropCause),
     /// Queued at an idle transmitter: transmit it now.
     StartTx,
+    /// Found the link idle and is transmitted at once (`QueueDisc::passes_when_idle`); the
+    /// caller puts it on the wire (`wire_push`) or hands it on.
+    Sent(Packet, Transmit),
     /// Queued behind a busy transmitter; `Some(t)`: schedule `LinkReady` at `t`.
     Queued(Option<SimTime>),
 }
 
-/// The events a transmission asks for.
+/// A transmission that began: what it asks for.
 #[derive(Clone, Copy, Debug)]
 pub struct Transmit {
     /// Packets still wait: `LinkReady` when this one is sent.
     pub ready_at: Option<SimTime>,
-    /// The wire was empty: `WireHead` when this packet reaches the far end.
-    pub wire_head_at: Option<SimTime>,
+    /// When the packet reaches the far end.
+    pub arrive: SimTime,
 }
 
 pub struct Link {
@@ -131,6 +147,9 @@ pub struct Link {
     /// Packets the queue dropped at its head in the last `start_tx` (CoDel), with their cause,
     /// for the simulation to count against their flows. Reused: no allocation per packet.
     pub head_drops: Vec<(Packet, DropCause)>,
+    /// The serialization time of the last packet size sent: most packets are of one or two
+    /// sizes, and the division of `Rate::tx_time` is then done once.
+    tx_time_of: (u32, SimTime),
 }
 
 impl Link {
@@ -152,6 +171,7 @@ impl Link {
             role: "link",
             loss: None,
             head_drops: Vec::new(),
+            tx_time_of: (0, SimTime::ZERO),
         }
     }
 
@@ -169,6 +189,14 @@ impl Link {
         }
         // Idle: nothing being sent and nothing waiting (a waiting packet implies a pending LinkReady).
         let idle = now >= self.busy_until && !self.ready_pending;
+        if idle && self.queue.passes_when_idle(&p) {
+            // The queue's round trip (enqueue, then `start_tx` dequeues it at once) as the
+            // counters see it: the length was 0 until now and is 1 for no time.
+            self.qstats.advance_empty(now);
+            self.qstats.observe_max(1, p.size as u64);
+            let arrive = self.transmit(now, p.size);
+            return Arrival::Sent(p, Transmit { ready_at: None, arrive });
+        }
         let ctx = EnqueueContext { now, idle_since: if idle { Some(self.busy_until) } else { None } };
         self.qstats.advance(now, self.queue.len_pkts(), self.queue.len_bytes());
         match self.queue.enqueue(p, &ctx) {
@@ -190,11 +218,12 @@ impl Link {
         }
     }
 
-    /// Takes the next packet from the queue and puts it on the wire; `None` if the queue is
-    /// empty (or dropped all it held). The answer says which events to schedule, `LinkReady`
-    /// first; packets the queue dropped at its head are left in `head_drops`, counted here.
+    /// Takes the next packet from the queue and transmits it; `None` if the queue is empty
+    /// (or dropped all it held). The caller puts the packet on the wire (`wire_push`) or hands
+    /// it on, and schedules `LinkReady` if asked; packets the queue dropped at its head are
+    /// left in `head_drops`, counted here.
     #[inline]
-    pub fn start_tx(&mut self, now: SimTime) -> Option<Transmit> {
+    pub fn start_tx(&mut self, now: SimTime) -> Option<(Packet, Transmit)> {
         self.qstats.advance(now, self.queue.len_pkts(), self.queue.len_bytes());
         self.head_drops.clear();
         let p = self.queue.dequeue_or_drop(now, &mut self.head_drops);
@@ -202,22 +231,38 @@ impl Link {
             self.qstats.drop(*cause, d.size);
         }
         let p = p?;
-        self.qstats.departures += 1;
-        let tx = self.rate.tx_time(p.size);
-        self.busy_until = now + tx;
-        self.busy_time += tx;
-        self.tx_pkts += 1;
-        self.tx_bytes += p.size as u64;
-        let arrive = self.busy_until + self.delay;
-        let was_empty = self.wire.is_empty();
-        self.wire.push_back((arrive, p));
+        let arrive = self.transmit(now, p.size);
         let ready_at = if self.queue.len_pkts() > 0 {
             self.ready_pending = true;
             Some(self.busy_until)
         } else {
             None
         };
-        Some(Transmit { ready_at, wire_head_at: if was_empty { Some(arrive) } else { None } })
+        Some((p, Transmit { ready_at, arrive }))
+    }
+
+    /// Counts the transmission of `size` bytes from `now`; returns when they reach the far end.
+    #[inline]
+    fn transmit(&mut self, now: SimTime, size: u32) -> SimTime {
+        self.qstats.departures += 1;
+        if self.tx_time_of.0 != size {
+            self.tx_time_of = (size, self.rate.tx_time(size));
+        }
+        let tx = self.tx_time_of.1;
+        self.busy_until = now + tx;
+        self.busy_time += tx;
+        self.tx_pkts += 1;
+        self.tx_bytes += size as u64;
+        self.busy_until + self.delay
+    }
+
+    /// Puts a transmitted packet on the wire, to reach the far end at `arrive`; `true` if the
+    /// wire was empty (then `WireHead` is due at `arrive`).
+    #[inline]
+    pub fn wire_push(&mut self, arrive: SimTime, p: Packet) -> bool {
+        let was_empty = self.wire.is_empty();
+        self.wire.push_back((arrive, p));
+        was_empty
     }
 
     /// The packet at the wire's head reaches the far end; returns it and when the next one does.

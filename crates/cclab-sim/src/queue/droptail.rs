@@ -57,6 +57,17 @@ impl QueueDisc for DropTail {
         Ok(())
     }
 
+    /// Empty, DropTail accepts what fits its buffer and keeps no other state.
+    #[inline]
+    fn passes_when_idle(&self, pkt: &Packet) -> bool {
+        self.q.is_empty()
+            && match self.cap {
+                Capacity::Packets(n) => self.in_service < n,
+                Capacity::Bytes(b) => pkt.size as u64 <= b,
+                Capacity::Unlimited => true,
+            }
+    }
+
     fn dequeue(&mut self, _now: SimTime) -> Option<Packet> {
         let p = self.q.pop_front()?;
         self.bytes -= p.size as u64;

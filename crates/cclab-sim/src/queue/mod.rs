@@ -125,6 +125,13 @@ pub trait QueueDisc: Send {
         let _ = dropped;
         self.dequeue(now)
     }
+    /// `true` if, while it is empty, this discipline would accept `pkt` and hand it straight
+    /// back on the next dequeue with no change to its own state (no average, no counter, no
+    /// random draw): the link then sends an arrival that finds it idle without the round
+    /// trip through the queue. The default, `false`, always takes the round trip.
+    fn passes_when_idle(&self, _pkt: &Packet) -> bool {
+        false
+    }
     /// Packets waiting (not counting the one being transmitted).
     fn len_pkts(&self) -> usize;
     /// Bytes waiting.

@@ -162,6 +162,7 @@ fn build(sc: &Scenario, seed: u64) -> Result<Built, ScenarioError> {
     let Network { mut sim, bdp_pkts, .. } = net;
     sim.sample_interval = sample_interval;
     sim.warmup = warmup;
+    sim.end = duration;
     Ok(Built { sim, duration, seed, bdp_pkts })
 }
 

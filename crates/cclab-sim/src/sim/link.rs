@@ -1,18 +1,36 @@
 //! The simulation's side of the link mechanics: the link (`net::link`) decides what
 //! becomes of a packet and when it leaves; here its answers become events, and drops are
 //! counted against their flow. Events are scheduled in the order the link gives them.
+//!
+//! # Cutting through to a private link
+//!
+//! A packet put on a wire is normally an event when it reaches the far end, where it
+//! arrives at the next link of its path. When that next link is *private* (only this
+//! path's packets ever cross it, it has no random loss and nothing samples it), its state
+//! can change only through the packets of this wire, which reach it in the order they
+//! leave. The packet is then handed to it at once, arriving at its exact arrival time:
+//! the private link sees the same arrivals at the same times in the same order, and the
+//! wire's event is saved. In a dumbbell this saves the bottleneck's event for each data
+//! packet (into the receiver's access link) and the reverse bottleneck's for each ACK.
+//!
+//! It is done only while it cannot be seen: the private link must be idle at the arrival
+//! (no packet of its own waiting or being sent then, and none still on a wire towards it),
+//! and no reading of counters may fall between now and the arrival (the warm-up
+//! snapshot, the end of the run).
 
 use super::Simulation;
 use crate::engine::Event;
-use crate::net::link::Arrival;
+use crate::net::link::{Arrival, Transmit};
 use crate::packet::{Kind, Packet};
 use crate::queue::DropCause;
+use crate::units::SimTime;
 
 impl Simulation {
     pub(super) fn link_arrive(&mut self, l: u32, p: Packet) {
         match self.links[l as usize].arrive(self.now, p) {
             Arrival::Dropped(p, cause) => self.count_drop(&p, cause),
             Arrival::StartTx => self.start_tx(l),
+            Arrival::Sent(p, tx) => self.transmitted(l, self.now, p, tx),
             Arrival::Queued(Some(t)) => self.events.push(t, Event::LinkReady(l)),
             Arrival::Queued(None) => {}
         }
@@ -29,7 +47,12 @@ impl Simulation {
     /// Puts the link's next packet on the wire and schedules what that asks for; packets
     /// the queue dropped at its head on the way count against their flows.
     pub(super) fn start_tx(&mut self, l: u32) {
-        let tx = self.links[l as usize].start_tx(self.now);
+        self.start_tx_at(l, self.now);
+    }
+
+    /// `start_tx` at `now`, which is later than the clock when a packet is cut through.
+    fn start_tx_at(&mut self, l: u32, now: SimTime) {
+        let tx = self.links[l as usize].start_tx(now);
         if !self.links[l as usize].head_drops.is_empty() {
             let mut drops = std::mem::take(&mut self.links[l as usize].head_drops);
             for (p, cause) in drops.drain(..) {
@@ -37,15 +60,71 @@ impl Simulation {
             }
             self.links[l as usize].head_drops = drops;
         }
-        let Some(tx) = tx else {
-            return;
-        };
+        if let Some((p, tx)) = tx {
+            self.transmitted(l, now, p, tx);
+        }
+    }
+
+    /// A packet link `l` began to send at `now`: schedules `LinkReady` if asked, then hands
+    /// the packet on to a private next link or puts it on the wire.
+    #[inline]
+    fn transmitted(&mut self, l: u32, now: SimTime, p: Packet, tx: Transmit) {
         if let Some(t) = tx.ready_at {
             self.events.push(t, Event::LinkReady(l));
         }
-        if let Some(t) = tx.wire_head_at {
-            self.events.push(t, Event::WireHead(l));
+        if let Err(p) = self.cut_through(now, p, tx.arrive) {
+            if self.links[l as usize].wire_push(tx.arrive, p) {
+                self.events.push(tx.arrive, Event::WireHead(l));
+            }
         }
+    }
+
+    /// Hands `p`, sent at `now` to arrive at `at`, on to the next link of its path if that one
+    /// is private and nothing can tell (module comment); else gives it back.
+    #[inline]
+    fn cut_through(&mut self, now: SimTime, mut p: Packet, at: SimTime) -> Result<(), Packet> {
+        let Some(&next) = self.path_of(&p).get(p.hop as usize) else {
+            return Err(p);
+        };
+        let n = next as usize;
+        if !self.private[n] {
+            return Err(p);
+        }
+        let to = &self.links[n];
+        let idle = at >= to.busy_until && !to.ready_pending && to.queue.len_pkts() == 0;
+        let unseen = at < self.end && !(now <= self.warmup && self.warmup <= at);
+        if !(idle && unseen && self.wired_until[n] < now) {
+            self.wired_until[n] = self.wired_until[n].max(at);
+            return Err(p);
+        }
+        p.hop += 1;
+        match self.links[n].arrive(at, p) {
+            Arrival::Dropped(p, cause) => self.count_drop(&p, cause),
+            Arrival::StartTx => self.start_tx_at(next, at),
+            Arrival::Sent(p, tx) => self.transmitted(next, at, p, tx),
+            Arrival::Queued(Some(t)) => self.events.push(t, Event::LinkReady(next)),
+            Arrival::Queued(None) => {}
+        }
+        Ok(())
+    }
+
+    /// The links whose packets may be cut through to them: each crossed by one path only,
+    /// without random loss, not sampled; none while web objects may add flows later.
+    pub(super) fn private_links(&self) -> Vec<bool> {
+        let mut users = vec![0u32; self.links.len()];
+        if self.web.is_some() {
+            return vec![false; self.links.len()];
+        }
+        let paths = self.flows.iter().flat_map(|f| [&f.path_data, &f.path_ack]).chain(self.udp.iter().map(|u| &u.path));
+        for path in paths {
+            for &l in path {
+                users[l as usize] += 1;
+            }
+        }
+        for &l in &self.monitored {
+            users[l as usize] = u32::MAX;
+        }
+        self.links.iter().zip(users).map(|(link, u)| u == 1 && link.loss.is_none()).collect()
     }
 
     pub(super) fn wire_head(&mut self, l: u32) {

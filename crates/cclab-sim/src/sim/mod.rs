@@ -184,6 +184,16 @@ pub struct Simulation {
     sampled: Vec<u32>,
     /// Shortest-path trees, kept up to date as nodes and links are added.
     routes: Routes,
+    /// The run's end: results are read then. Packets are cut through to a private link
+    /// (`sim/link.rs`) only if they reach it before; `ZERO` (a simulation not built from a
+    /// scenario) turns cutting through off.
+    pub end: SimTime,
+    /// Per link: carries the packets of one path only, and nothing observes it during the run
+    /// (not sampled, no random loss), so packets may be cut through to it.
+    private: Vec<bool>,
+    /// Per private link: the latest arrival of a packet put on a wire towards it (not cut
+    /// through); none is cut through to it before that one has arrived.
+    wired_until: Vec<SimTime>,
 }
 
 impl Simulation {
@@ -209,6 +219,9 @@ impl Simulation {
             web: None,
             sampled: Vec::new(),
             routes: Routes::default(),
+            end: SimTime::ZERO,
+            private: Vec::new(),
+            wired_until: Vec::new(),
         }
     }
 
@@ -308,6 +321,8 @@ impl Simulation {
         if self.warmup > SimTime::ZERO {
             self.events.push(self.warmup, Event::Warmup);
         }
+        self.private = self.private_links();
+        self.wired_until = vec![SimTime::ZERO; self.links.len()];
     }
 
     /// Runs every event up to and including time `until`; the clock then reads `until`.
@@ -387,15 +402,19 @@ impl Simulation {
         }
     }
 
-    /// Puts a packet on the next link of its path, or hands it to its endpoint.
-    fn forward(&mut self, mut p: Packet) {
-        let path = match p.kind {
+    /// The links a packet crosses.
+    #[inline]
+    fn path_of(&self, p: &Packet) -> &[u32] {
+        match p.kind {
             Kind::Data => &self.flows[p.flow as usize].path_data,
             Kind::Ack => &self.flows[p.flow as usize].path_ack,
             Kind::Udp => &self.udp[p.flow as usize].path,
-        };
-        if (p.hop as usize) < path.len() {
-            let l = path[p.hop as usize];
+        }
+    }
+
+    /// Puts a packet on the next link of its path, or hands it to its endpoint.
+    fn forward(&mut self, mut p: Packet) {
+        if let Some(&l) = self.path_of(&p).get(p.hop as usize) {
             p.hop += 1;
             self.link_arrive(l, p);
         } else {
