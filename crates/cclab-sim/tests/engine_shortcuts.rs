@@ -90,6 +90,20 @@ fn cutting_through_to_private_links_changes_the_events_not_the_results() {
 }
 
 #[test]
+fn web_objects_starting_later_share_no_link_that_was_cut_through_to() {
+    // Web objects add flows during the run, on their hosts' links: those are never private,
+    // the bulk flows' own access links still are.
+    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../scenarios/web-and-udp.toml"))
+        .unwrap()
+        .replace("duration = \"60s\"", "duration = \"8s\"")
+        .replace("warmup = \"10s\"", "warmup = \"3s\"");
+    let (with, n_with) = run(&text, true);
+    let (without, n_without) = run(&text, false);
+    assert!(with == without, "results differ with cutting through");
+    assert!(n_with < n_without);
+}
+
+#[test]
 fn a_graph_whose_links_are_all_sampled_is_never_cut_through() {
     let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../scenarios/graph-parking-lot.toml"))
         .unwrap()

@@ -13,6 +13,10 @@
 //! wire's event is saved. In a dumbbell this saves the bottleneck's event for each data
 //! packet (into the receiver's access link) and the reverse bottleneck's for each ACK.
 //!
+//! Web objects start flows during the run: the links on the paths between web servers and
+//! clients are never private (in a dumbbell those are the hosts' own links and the
+//! bottleneck, so the bulk flows' access links still are).
+//!
 //! It is done only while it cannot be seen: the private link must be idle at the arrival
 //! (no packet of its own waiting or being sent then, and none still on a wire towards it),
 //! and no reading of counters may fall between now and the arrival (the warm-up
@@ -109,16 +113,27 @@ impl Simulation {
     }
 
     /// The links whose packets may be cut through to them: each crossed by one path only,
-    /// without random loss, not sampled; none while web objects may add flows later.
-    pub(super) fn private_links(&self) -> Vec<bool> {
+    /// without random loss, not sampled. The paths web objects will take between their
+    /// servers and clients count as two (they are not known yet, nor how many).
+    pub(super) fn private_links(&mut self) -> Vec<bool> {
         let mut users = vec![0u32; self.links.len()];
-        if self.web.is_some() {
-            return vec![false; self.links.len()];
-        }
         let paths = self.flows.iter().flat_map(|f| [&f.path_data, &f.path_ack]).chain(self.udp.iter().map(|u| &u.path));
         for path in paths {
             for &l in path {
                 users[l as usize] += 1;
+            }
+        }
+        if let Some(w) = &self.web {
+            let (servers, clients) = (w.server_nodes.clone(), w.client_nodes.clone());
+            if servers.len().saturating_mul(clients.len()) > 1_000_000 {
+                return vec![false; self.links.len()];
+            }
+            for &s in &servers {
+                for &c in &clients {
+                    for l in self.path(s, c).into_iter().chain(self.path(c, s)).flatten() {
+                        users[l as usize] = u32::MAX;
+                    }
+                }
             }
         }
         for &l in &self.monitored {

@@ -323,7 +323,7 @@ impl Sender {
             self.snd_nxt = self.sb.high();
         } else if pipe_driven && !sack1 {
             // RFC 6675 (5) and (C): send while cwnd - pipe >= 1, holes first.
-            let wnd = self.cwnd.floor().max(1.0) as u64;
+            let wnd = (self.cwnd as u64).max(1); // floor(cwnd), at least 1, without a library call
             while self.sb.pipe() < wnd {
                 let lost = self.sb.next_lost();
                 let Some(s) = self.next_to_send(lost) else { break };
@@ -334,7 +334,7 @@ impl Sender {
             }
             self.snd_nxt = self.sb.high();
         } else {
-            let mut wnd = (self.cwnd.floor().max(1.0) as u64).min(self.cfg.rwnd);
+            let mut wnd = (self.cwnd as u64).max(1).min(self.cfg.rwnd);
             let limited = self.state == CaState::Disorder && self.cfg.stack.limited_transmit;
             if limited {
                 // RFC 3042 (ns-2 `singledup_`): one new segment per early duplicate ACK,
