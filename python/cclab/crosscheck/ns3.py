@@ -103,6 +103,12 @@ CC = {
     # cclab: the paper's midpoint (coefficient 2), S_max 32, beta 0.8, low_window 14.
     "bic": ("ns3::TcpBic", {"BinarySearchCoefficient": "2", "MaxIncr": "32", "Beta": "0.8",
                              "LowWnd": "14", "FastConvergence": "true"}),
+    # BBR v1 (cc/bbr/): ns-3's TcpBbr at its defaults, which are tcp_bbr.c's constants but for
+    # HighGain 2.89 (Linux 739/256 = 2.8867) and its own departures (docs/algorithms/bbr.md,
+    # "ns-3"). TcpBbr turns pacing on itself (TcpBbr::InitPacingRate sets the socket state's
+    # m_pacing), so no TcpSocketState attribute is needed; its random first gain phase comes
+    # from its own stream (attribute Stream), not from cclab's seed.
+    "bbr": ("ns3::TcpBbr", {}),
 }
 #: ns-3's TcpCubic HyStart attributes at Linux's values (net/ipv4/tcp_cubic.c), for a flow with
 #: hystart = 1. ns-3.44 samples for HyStart after 10 ms of an epoch (CubicDelta), Linux after 1 s

@@ -37,6 +37,11 @@ impl Pacer {
         false
     }
 
+    /// The earliest time the next data segment may leave (Linux `tcp_wstamp_ns`).
+    pub fn next_tx_time(&self) -> SimTime {
+        self.next_tx_time
+    }
+
     /// A data segment of `bytes` on the wire left at `now`.
     #[inline]
     pub fn on_xmit(&mut self, now: SimTime, bytes: u32) {
