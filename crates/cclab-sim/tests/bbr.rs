@@ -112,7 +112,8 @@ fn bbr_enters_probe_rtt_every_10_s_and_holds_the_window_at_4_for_200_ms_and_a_ro
     // The window is at most 4 throughout PROBE_RTT (the flow series is sampled with it).
     let (ft, cwnd) = (f64s(&out, "flow", "time_s"), f64s(&out, "flow", "cwnd"));
     for &(s, e) in &spans {
-        let inside: Vec<f64> = (0..ft.len()).filter(|&i| ft[i] > s + 0.0005 && ft[i] < e - 0.0005).map(|i| cwnd[i]).collect();
+        let inside: Vec<f64> =
+            (0..ft.len()).filter(|&i| ft[i] > s + 0.0005 && ft[i] < e - 0.0005).map(|i| cwnd[i]).collect();
         assert!(!inside.is_empty() && inside.iter().all(|&c| c <= 4.0), "cwnd in PROBE_RTT: {inside:?}");
     }
 }
@@ -122,15 +123,26 @@ fn bbr_enters_probe_rtt_every_10_s_and_holds_the_window_at_4_for_200_ms_and_a_ro
 /// estimate, which its PROBE_RTT samples inflate by the queue the loss-based flows keep),
 /// not by the number of loss-based flows; the abstract's example, one BBR flow against 16
 /// CUBIC flows, takes 40 % of the link. Asserted at that precision (tens of percent: 30 to
-/// 50 %), with 2 CUBIC flows in a buffer of 8 BDP.
+/// 50 %) for 1 and for 4 CUBIC flows in a buffer of 8 BDP, the mean of three seeds (single
+/// runs spread by about 0.1 with the phase of PROBE_RTT against CUBIC's cycles).
 #[test]
-fn one_bbr_flow_against_cubic_in_a_deep_buffer_takes_about_40_percent() {
-    let text = dumbbell("20Mbps", "8bdp", "90s", "30s", "1s", &["bbr", "cubic", "cubic"]);
-    let out = run_toml(&text, 1);
-    let goodput = match out.flows.get("goodput_bps") {
-        Some(Column::F64(v)) => v.clone(),
-        _ => panic!(),
-    };
-    let share = goodput[0] / goodput.iter().sum::<f64>();
-    assert!((0.30..=0.50).contains(&share), "BBR's share {share} (goodputs {goodput:?})");
+fn one_bbr_flow_against_cubic_in_a_deep_buffer_takes_about_40_percent_whatever_the_number_of_cubic_flows() {
+    for n in [1, 4] {
+        let mut ccs = vec!["bbr"];
+        ccs.extend(std::iter::repeat_n("cubic", n));
+        // 20 Mbit/s x 40 ms = 66.7 packets; 8 BDP = 533.
+        let text = dumbbell("20Mbps", "533pkts", "90s", "30s", "1s", &ccs);
+        let share = (1..=3)
+            .map(|seed| {
+                let out = run_toml(&text, seed);
+                let goodput = match out.flows.get("goodput_bps") {
+                    Some(Column::F64(v)) => v.clone(),
+                    _ => panic!("flows.goodput_bps"),
+                };
+                goodput[0] / goodput.iter().sum::<f64>()
+            })
+            .sum::<f64>()
+            / 3.0;
+        assert!((0.30..=0.50).contains(&share), "BBR's mean share against {n} CUBIC: {share}");
+    }
 }

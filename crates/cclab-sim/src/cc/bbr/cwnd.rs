@@ -149,7 +149,7 @@ impl Bbr {
             // Starting the first round of recovery: packet conservation.
             self.packet_conservation = true;
             self.next_rtt_delivered = v.delivered; // start round now
-            // Cut unused cwnd from app behavior, TSQ, or TSO deferral.
+                                                   // Cut unused cwnd from app behavior, TSQ, or TSO deferral.
             cwnd = v.in_flight + acked;
         } else if in_recovery(prev_state) && !in_recovery(state) {
             // Exiting loss recovery: restore the cwnd saved before it.

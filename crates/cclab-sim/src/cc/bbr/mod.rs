@@ -85,16 +85,8 @@ pub const BBR_DRAIN_GAIN: u32 = BBR_UNIT * 1000 / 2885;
 pub const BBR_CWND_GAIN: u32 = BBR_UNIT * 2;
 /// The gain cycle's length (`CYCLE_LEN`) and gains (`bbr_pacing_gain`).
 pub const CYCLE_LEN: usize = 8;
-pub const BBR_PACING_GAIN: [u32; CYCLE_LEN] = [
-    BBR_UNIT * 5 / 4,
-    BBR_UNIT * 3 / 4,
-    BBR_UNIT,
-    BBR_UNIT,
-    BBR_UNIT,
-    BBR_UNIT,
-    BBR_UNIT,
-    BBR_UNIT,
-];
+pub const BBR_PACING_GAIN: [u32; CYCLE_LEN] =
+    [BBR_UNIT * 5 / 4, BBR_UNIT * 3 / 4, BBR_UNIT, BBR_UNIT, BBR_UNIT, BBR_UNIT, BBR_UNIT, BBR_UNIT];
 /// The first phase is one of the last 7 (`bbr_cycle_rand`): never the draining one.
 pub const BBR_CYCLE_RAND: usize = 7;
 /// The window is never below 4 packets, and is 4 in PROBE_RTT (`bbr_cwnd_min_target`).

@@ -4,7 +4,7 @@
 //! The window and the pacing rate built from the model are in `cwnd.rs`, the policer
 //! detection in `lt_bw.rs`.
 
-use super::filters::{Minmax, MinRtt};
+use super::filters::{MinRtt, Minmax};
 use super::lt_bw::LtBw;
 use super::*;
 use crate::cc::{CaState, RateSample, SenderView};
@@ -199,7 +199,7 @@ impl Bbr {
     pub(super) fn update_bw(&mut self, v: &SenderView, rs: &RateSample) {
         self.round_start = false;
         let Some(interval) = rs.interval else { return }; // not a valid observation
-        // A round ends when a segment sent after the previous round's end is delivered.
+                                                          // A round ends when a segment sent after the previous round's end is delivered.
         if rs.prior_delivered >= self.next_rtt_delivered {
             self.next_rtt_delivered = v.delivered;
             self.rtt_cnt += 1;
