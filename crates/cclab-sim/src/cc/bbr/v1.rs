@@ -290,7 +290,7 @@ impl Bbr {
 
     /// `bbr_check_probe_rtt_done`: 200 ms and a round at the low inflight are over.
     pub(super) fn check_probe_rtt_done(&mut self, v: &SenderView) {
-        if !self.probe_rtt_done_stamp.is_some_and(|d| v.now > d) {
+        if self.probe_rtt_done_stamp.is_none_or(|d| v.now <= d) {
             return;
         }
         self.min_rtt.stamp = v.now; // wait a while until PROBE_RTT
