@@ -442,16 +442,16 @@ pub static BUILTIN: &[Entry<Builder>] = &[
         build: ghstcp::build,
     },
     Entry {
-        name: "bbr",
-        summary: "BBR v1 (Cardwell et al. 2016) as Linux's tcp_bbr.c: paced at gain x max-filtered bw, cwnd 2 BDP; STARTUP, DRAIN, PROBE_BW, PROBE_RTT",
-        params: Schema::Read,
-        build: bbr::build,
-    },
-    Entry {
         name: "ktcp",
         summary: "Kyushu-TCP add-on (Yoshimizu et al. 2010), alone on HighSpeed; \"<name>+ktcp\" wraps any algorithm: hold at 0.9 x the loss window for T_c^2 windows",
         params: Schema::Read,
         build: ktcp::build,
+    },
+    Entry {
+        name: "bbr",
+        summary: "BBR v1 (Cardwell et al. 2016) as Linux's tcp_bbr.c: paced at gain x max-filtered bw, cwnd 2 BDP; STARTUP, DRAIN, PROBE_BW, PROBE_RTT",
+        params: Schema::Read,
+        build: bbr::build,
     },
 ];
 
