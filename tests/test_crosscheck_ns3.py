@@ -135,6 +135,21 @@ def test_cubic_is_the_rfcs_under_cclab_and_linuxs_tcp_cubic_under_linux():
     assert (got["cc.TcpFriendliness"], got["cc.FastConvergence"], got["cc.Beta"]) == ("false", "false", "0.7998046875")
 
 
+def test_bbr_is_ns3s_tcp_bbr_with_its_filter_lengths_and_refuses_what_ns3_cannot_run():
+    got = record(text(scenario(cc="bbr", stack="cclab", recovery="sack")), "flow", 0)
+    assert (got["cc"], got["cc.BwWindowLength"], got["cc.RttWindowLength"], got["cc.ProbeRttDuration"]) == (
+        "ns3::TcpBbr", "10", "10.0s", "0.2s")
+    short = scenario(cc="bbr", stack="cclab", recovery="sack",
+                     cc_params={"bw_rtts": 8, "min_rtt_win_sec": 5, "probe_rtt_mode_ms": 100, "tso_segs": 1, "lt_bw": 0})
+    assert refusal(short, "ns3") is None
+    got = record(text(short), "flow", 0)
+    assert (got["cc.BwWindowLength"], got["cc.RttWindowLength"], got["cc.ProbeRttDuration"]) == ("8", "5.0s", "0.1s")
+    assert refusal(scenario(cc="bbr", stack="cclab", recovery="sack", cc_params={"tso_segs": 4}), "ns3").field.endswith(
+        "tso_segs")
+    assert refusal(scenario(cc="bbr", stack="cclab", recovery="sack", cc_params={"extra_acked_gain": 0}),
+                   "ns3").field.endswith("extra_acked_gain")
+
+
 def test_cubic_runs_hystart_in_ns3_as_the_flow_resolved_it_with_linuxs_values():
     # The linux stack turns HyStart on: ns-3's knobs at Linux's values, and the delay margin
     # Linux's for the 60 ms path (60/8 = 7.5 ms, inside 4..16 ms) as both of ns-3's bounds.

@@ -235,3 +235,19 @@ def test_load_of_a_damaged_folder_names_the_file_and_the_problem_in_one_line(qui
     assert msg.startswith(f"{tmp_path / file}: ") and words in msg, msg
     assert "\n" not in msg and len(msg) < 400 + len(str(tmp_path))
     assert isinstance(ei.value, ValueError) and ei.value.path == tmp_path / file
+
+
+def test_a_bbr_flow_fills_cc_series_and_a_result_saved_without_that_table_loads_it_empty(tmp_path):
+    sc = {"name": "bbr", "duration": "2s", "sample_interval": "100ms",
+          "topology": {"bottleneck": {"rate": "10Mbps", "delay": "10ms"}},
+          "flows": [{"cc": "bbr", "recovery": "sack", "rtt": "40ms"}, {"cc": "cubic", "recovery": "sack", "rtt": "40ms"}]}
+    r = cclab.run(sc, seed=1)
+    cs = r.cc_series
+    assert set(cs["flow"]) == {0}, "only the BBR flow shows a state"
+    assert len(cs) == len(r.flow_series) // 2
+    assert set(cs["state"]) <= {"STARTUP", "DRAIN", "PROBE_BW", "PROBE_RTT"}
+    assert (cs["pacing_rate_bps"] > 0).all()
+    d = r.save(tmp_path / "r")
+    (d / "cc_series.parquet").unlink()
+    back = cclab.load(d)
+    assert back.cc_series.empty and list(back.cc_series.columns) == list(cs.columns)

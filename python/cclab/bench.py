@@ -1,4 +1,4 @@
-"""Speed benchmarks B1–B4 of ``shared/DESIGN.md``: delivered data packets per
+"""Speed benchmarks B1–B4 of ``shared/DESIGN.md``, and B5 (B2 with BBR, paced): delivered data packets per
 wall-clock second and peak memory, each case in its own process so that its
 memory is its own; optionally the ns-3 program of ``shared/bench/ns3`` side by
 side on the same case, with the ratio.
@@ -80,6 +80,16 @@ CASES: dict[str, BenchCase] = {
               [{"cc": "newreno", "recovery": "sack", "count": 10, **_ACCESS}], queue="ared"),
         ["--scenario=red-10"],
         needs=("ared",),
+    ),
+    # B2 with BBR: every data segment paced (one pacing timer per flow), for the cost of
+    # pacing and rate samples against B2's ACK-clocked CUBIC.
+    "B5": BenchCase(
+        "B5",
+        "bbr-50: 50 BBR (paced) starting in [0,1] s, 500 Mbps, 80 ms, 1 BDP, 60 s",
+        _case("B5 bbr-50", "500Mbps", "38ms", "1bdp", "60s",
+              [{"cc": "bbr", "recovery": "sack", "count": 50, "start_spread": "1s", **_ACCESS}]),
+        None,
+        needs=("bbr",),
     ),
 }
 

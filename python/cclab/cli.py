@@ -348,7 +348,7 @@ def algorithms(
 @app.command()
 def bench(
     cases: Annotated[
-        Optional[List[str]], typer.Argument(help="Benchmark cases: B1 B2 B3 B4 (default: all).", show_default=False)
+        Optional[List[str]], typer.Argument(help="Benchmark cases: B1 B2 B3 B4 B5 (default: all).", show_default=False)
     ] = None,
     ns3: Annotated[
         Optional[str],
@@ -362,7 +362,7 @@ def bench(
     ns3_timeout: Annotated[float, typer.Option("--ns3-timeout", help="Seconds before an ns-3 run is abandoned.")] = 1800.0,
     quick: Annotated[bool, typer.Option("--quick", help="Simulate 2 s of each case: a smoke run, not a measurement.")] = False,
 ) -> None:
-    """Speed benchmarks B1-B4: delivered data packets per wall-clock second and peak memory.
+    """Speed benchmarks B1-B5 (B5: B2 with paced BBR): delivered data packets per wall-clock second and peak memory.
 
     Each case runs in a fresh process so its peak memory is its own. Machines are
     noisy: compare figures from one run, side by side.

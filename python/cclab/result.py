@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 __all__ = ["Result", "ResultError", "SCHEMA", "TABLES", "load"]
 
 #: The tables of a result, in the order the core returns them; each is saved as ``<name>.parquet``.
-TABLES = ("flows", "queues", "links", "flow_series", "queue_series", "udp", "web")
+TABLES = ("flows", "queues", "links", "flow_series", "queue_series", "udp", "web", "cc_series")
 
 # Summary entries that count things; the core hands every summary value over as a float.
 _COUNTS = frozenset(
@@ -72,6 +72,8 @@ class Result:
             flow (or monitored link); empty without ``sample_interval``.
         udp: one row per UDP source (empty without ``[[udp]]``).
         web: one row per web object started, with its response time (empty without ``[web]``).
+        cc_series: the congestion controls' own state, one row per sample and flow whose
+            algorithm shows one (BBR: mode, pacing rate, gains, estimates); empty otherwise.
     """
 
     def __init__(
@@ -94,6 +96,7 @@ class Result:
         self.queue_series: pd.DataFrame = tables["queue_series"]
         self.udp: pd.DataFrame = tables["udp"]
         self.web: pd.DataFrame = tables["web"]
+        self.cc_series: pd.DataFrame = tables["cc_series"]
         self._summary = dict(summary)
 
     @classmethod
@@ -348,7 +351,19 @@ SCHEMA = {
     "udp": "name:s group:s start_s:f packet_size:u sent_pkts:u received_pkts:u drops:u throughput_bps:f",
     "web": "object:u session:u page:u server:u client:u start_s:f size_bytes:u packets:u retransmits:u timeouts:u "
            "response_s:f",
+    "cc_series": "time_s:f flow:u state:s pacing_rate_bps:f pacing_gain:f cwnd_gain:f bw_bps:f min_rtt_s:f",
 }
+#: Tables that results saved by earlier versions do not have; read as empty when missing.
+_OPTIONAL = ("cc_series",)
+
+
+def _empty(table: str) -> pd.DataFrame:
+    """A table of ``SCHEMA`` with no rows."""
+    dtypes = {"u": "uint64", "f": "float64", "s": "object"}
+    cols = [c.split(":") for c in SCHEMA[table].split()]
+    return pd.DataFrame({name: pd.Series([], dtype=dtypes[kind]) for name, kind in cols})
+
+
 _KIND_NAMES = {"u": "unsigned integers (uint64)", "f": "floats (double)", "s": "text"}
 
 
@@ -436,7 +451,11 @@ def load(directory: Union[str, os.PathLike[str]]) -> Result:
     if not (d / "summary.json").is_file():
         raise FileNotFoundError(f"no cclab result in '{d}' (summary.json is missing)")
     meta = _read_meta(d / "summary.json")
-    tables = {name: _read_table(d / f"{name}.parquet", name) for name in TABLES}
+    tables = {name: _read_table(d / f"{name}.parquet", name) for name in TABLES if name not in _OPTIONAL
+              or (d / f"{name}.parquet").is_file()}
+    for name in _OPTIONAL:
+        # Results saved before the table existed: it was empty then (no algorithm showed a state).
+        tables.setdefault(name, _empty(name))
     try:
         scenario = load_scenario(d / "scenario.toml")
     except (OSError, ValueError) as e:

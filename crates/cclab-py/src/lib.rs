@@ -219,6 +219,7 @@ fn output_to_py(py: Python<'_>, out: RunOutput) -> PyResult<Bound<'_, PyDict>> {
     d.set_item("links", table_to_py(py, out.links)?)?;
     d.set_item("flow_series", table_to_py(py, out.flow_series)?)?;
     d.set_item("queue_series", table_to_py(py, out.queue_series)?)?;
+    d.set_item("cc_series", table_to_py(py, out.cc_series)?)?;
     d.set_item("udp", table_to_py(py, out.udp)?)?;
     d.set_item("web", table_to_py(py, out.web)?)?;
     let s = PyDict::new(py);

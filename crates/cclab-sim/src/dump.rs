@@ -51,5 +51,10 @@ pub fn dump(r: &RunOutput, events_handled: u64, pending_events: usize) -> String
     ] {
         table(&mut out, name, t);
     }
+    // Only algorithms that show their state fill it (BBR); written only then, so that the
+    // dumps of runs without such an algorithm are what they were before the table existed.
+    if r.cc_series.rows() > 0 {
+        table(&mut out, "cc_series", &r.cc_series);
+    }
     out
 }

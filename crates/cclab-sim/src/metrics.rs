@@ -48,6 +48,39 @@ impl FlowSeries {
     }
 }
 
+/// The congestion controls' own state, one row per (time, flow) for the flows whose
+/// algorithm shows one (`CongestionControl::observe`; BBR's mode, gains and estimates).
+#[derive(Clone, Debug, Default)]
+pub struct CcSeries {
+    /// Seconds.
+    pub time: Vec<f64>,
+    pub flow: Vec<u32>,
+    pub state: Vec<&'static str>,
+    /// The sender's pacing rate, bit/s (NaN: not paced).
+    pub pacing_rate_bps: Vec<f64>,
+    pub pacing_gain: Vec<f64>,
+    pub cwnd_gain: Vec<f64>,
+    /// The algorithm's bandwidth estimate, bit/s.
+    pub bw_bps: Vec<f64>,
+    /// Its min-RTT estimate, seconds (NaN: none yet).
+    pub min_rtt_s: Vec<f64>,
+}
+
+impl CcSeries {
+    /// Adds the sender's row if its algorithm shows a state.
+    pub fn push(&mut self, now: SimTime, flow: u32, s: &Sender) {
+        let Some(o) = s.cc.observe() else { return };
+        self.time.push(now.secs_f64());
+        self.flow.push(flow);
+        self.state.push(o.state);
+        self.pacing_rate_bps.push(s.pacer.rate.map_or(f64::NAN, |r| r.0 as f64));
+        self.pacing_gain.push(o.pacing_gain);
+        self.cwnd_gain.push(o.cwnd_gain);
+        self.bw_bps.push(o.bw_bps);
+        self.min_rtt_s.push(o.min_rtt.map_or(f64::NAN, |t| t.secs_f64()));
+    }
+}
+
 /// Per-queue samples, one row per (time, link).
 #[derive(Clone, Debug, Default)]
 pub struct QueueSeries {

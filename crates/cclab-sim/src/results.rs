@@ -89,6 +89,8 @@ pub struct RunOutput {
     pub links: Table,
     pub flow_series: Table,
     pub queue_series: Table,
+    /// The algorithms' own state over time (flows whose algorithm shows one; BBR).
+    pub cc_series: Table,
     /// Scalar results: bottleneck utilization, total goodput, Jain's index, drops, events...
     pub summary: Vec<(&'static str, f64)>,
     /// UDP sources, one row each.
@@ -104,6 +106,7 @@ impl PartialEq for RunOutput {
             && self.links == o.links
             && self.flow_series == o.flow_series
             && self.queue_series == o.queue_series
+            && self.cc_series == o.cc_series
             && self.udp == o.udp
             && self.web == o.web
             && self.summary.len() == o.summary.len()
@@ -286,6 +289,18 @@ pub fn collect(sim: &Simulation, end: SimTime) -> RunOutput {
     fs.u64("delivered_bytes", s.delivered_bytes.clone());
     fs.f64("goodput_bps", s.goodput_bps.clone());
     out.flow_series = fs;
+
+    let s = &sim.cc_series;
+    let mut cs = Table::default();
+    cs.f64("time_s", s.time.clone());
+    cs.u64("flow", s.flow.iter().map(|&x| x as u64).collect());
+    cs.str("state", s.state.iter().map(|x| x.to_string()).collect());
+    cs.f64("pacing_rate_bps", s.pacing_rate_bps.clone());
+    cs.f64("pacing_gain", s.pacing_gain.clone());
+    cs.f64("cwnd_gain", s.cwnd_gain.clone());
+    cs.f64("bw_bps", s.bw_bps.clone());
+    cs.f64("min_rtt_s", s.min_rtt_s.clone());
+    out.cc_series = cs;
 
     let s = &sim.queue_series;
     let mut qs = Table::default();

@@ -20,6 +20,9 @@ pub mod stream {
     pub const UDP: u64 = 6;
     /// A TCP agent's clock phase under the ns2 profile (ns-2 `boot_time_`; index: flow).
     pub const TCP_CLOCK: u64 = 7;
+    /// A congestion control's own draws, as BBR's first gain-cycle phase (index: flow; web
+    /// objects from 2^32 + object).
+    pub const CC: u64 = 8;
 }
 
 fn splitmix64(mut z: u64) -> u64 {

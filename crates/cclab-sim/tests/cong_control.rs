@@ -56,7 +56,7 @@ fn fixed(p: &Params) -> Result<Box<dyn CongestionControl>, cc::ParamError> {
     let kbps = r.get("pacing_kbps", 0.0, 0.0, 1e9)?;
     r.finish()?;
     let pacing_rate = (kbps > 0.0).then_some(Rate((kbps * 1e3) as u64));
-    Ok(Box::new(Fixed(CongControl { cwnd, pacing_rate })))
+    Ok(Box::new(Fixed(CongControl { cwnd, pacing_rate, mark_app_limited: false })))
 }
 
 fn register() {

@@ -44,6 +44,12 @@ impl Clock {
             state: self.state,
             snd_una: 0,
             snd_nxt: self.cwnd as u64,
+            in_flight: self.cwnd as u64,
+            delivered: 0,
+            delivered_time: SimTime::ZERO,
+            lost: 0,
+            app_limited: false,
+            next_tx_time: SimTime::ZERO,
         }
     }
 

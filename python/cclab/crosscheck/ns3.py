@@ -79,7 +79,10 @@ CC_PARAMS = {"vegas": ("alpha", "beta", "gamma"),
              # `cubic` under the linux stack.
              "cubic": ("hystart", "beta", "bic_scale", "fast_convergence", "tcp_friendliness"),
              # Linux's BIC, built for `bic` under the linux stack (cc/bic_linux.rs).
-             "bic": ("max_increment", "low_window", "beta", "smooth_part", "fast_convergence")}
+             "bic": ("max_increment", "low_window", "beta", "smooth_part", "fast_convergence"),
+             # TcpBbr's attributes (_bbr); tso_segs 1 is its fixed send quantum of one segment.
+             # (ns-3 has no policer detection: lt_bw 0 is its behaviour, 1 a documented departure).
+             "bbr": ("bw_rtts", "min_rtt_win_sec", "probe_rtt_mode_ms", "tso_segs", "lt_bw")}
 #: The flow counters the program prints, in order.
 FLOW_COUNTERS = ("rx_bytes", "retransmitted", "timeouts")
 RETRANSMITS, TIMEOUTS = "retransmitted", "timeouts"
@@ -103,6 +106,12 @@ CC = {
     # cclab: the paper's midpoint (coefficient 2), S_max 32, beta 0.8, low_window 14.
     "bic": ("ns3::TcpBic", {"BinarySearchCoefficient": "2", "MaxIncr": "32", "Beta": "0.8",
                              "LowWnd": "14", "FastConvergence": "true"}),
+    # BBR v1 (cc/bbr/): ns-3's TcpBbr at its defaults, which are tcp_bbr.c's constants but for
+    # HighGain 2.89 (Linux 739/256 = 2.8867) and its own departures (docs/algorithms/bbr.md,
+    # "ns-3"). TcpBbr turns pacing on itself (TcpBbr::InitPacingRate sets the socket state's
+    # m_pacing), so no TcpSocketState attribute is needed; its random first gain phase comes
+    # from its own stream (attribute Stream), not from cclab's seed.
+    "bbr": ("ns3::TcpBbr", {}),
 }
 #: ns-3's TcpCubic HyStart attributes at Linux's values (net/ipv4/tcp_cubic.c), for a flow with
 #: hystart = 1. ns-3.44 samples for HyStart after 10 ms of an epoch (CubicDelta), Linux after 1 s
@@ -313,6 +322,19 @@ def _buffers(net: Mapping[str, Any], f: Mapping[str, Any]) -> int:
     return int(min(BIG_BUFFER, max(1 << 20, 4 * held)))
 
 
+def _bbr(p: Mapping[str, float], field: str) -> Dict[str, str]:
+    """TcpBbr's attributes for cclab's BBR parameters (cc/bbr/mod.rs). ns-3 has no policer
+    detection (lt_bw), a fixed ACK-aggregation gain of 1 and pacing margin of 1 %, and a send
+    quantum of one segment where Linux's TSO goal grows with the pacing rate (tso_segs 0); those
+    run as ns-3 has them (docs/algorithms/bbr.md, "ns-3"), other values are refused."""
+    if p["extra_acked_gain"] != 256 or p["pacing_margin_percent"] != 1:
+        raise CrosscheckError(f"{field}.cc_params", dict(p), "extra_acked_gain 256 and pacing_margin_percent 1 (ns-3's)")
+    if p["tso_segs"] not in (0, 1):
+        raise CrosscheckError(f"{field}.cc_params.tso_segs", p["tso_segs"], "0 or 1 (ns-3's send quantum is one segment)")
+    return {"BwWindowLength": str(int(p["bw_rtts"])), "RttWindowLength": f"{_fmt(p['min_rtt_win_sec'])}s",
+            "ProbeRttDuration": f"{_fmt(p['probe_rtt_mode_ms'] / 1e3)}s"}
+
+
 def _flow(net: Mapping[str, Any], f: Mapping[str, Any], field: str) -> List[str]:
     """The attribute tokens of a flow record (refuses what does not map)."""
     if f["cc"] not in CC:
@@ -345,6 +367,8 @@ def _flow(net: Mapping[str, Any], f: Mapping[str, Any], field: str) -> List[str]
         cc_attrs = _bic_linux(f["cc_params"])
     if f["cc_built"] == "cubic-linux":
         cc_attrs.update(_cubic_linux(f["cc_params"]))
+    if f["cc"] == "bbr":
+        cc_attrs.update(_bbr(f["cc_params"], field))
     buf = _buffers(net, f)
     rcv = buf
     if f["rwnd"] is not None:

@@ -16,6 +16,9 @@
 //! | [`CongestionControl::init`]         | `init`        | the flow starts, before `cwnd_event(TxStart)`; may set a first window and pacing rate |
 //! | [`CongestionControl::cong_control`] | `cong_control` | every ACK, after loss detection, with its [`RateSample`]; sets cwnd and pacing rate |
 //! | [`CongestionControl::uses_rate_samples`] | (`cong_control` set) | asked once: whether to take rate samples and call `cong_control` |
+//! | [`CongestionControl::cwnd_event_control`] | `cwnd_event` writing cwnd or `sk_pacing_rate` | for an algorithm that `uses_rate_samples`: a data segment leaves with nothing in flight (`CA_EVENT_TX_START`) |
+//! | [`CongestionControl::set_rng`] | (`get_random_u32`) | once, before `init`: the flow's own seeded random stream |
+//! | [`CongestionControl::observe`] | (`get_info`, `tcp_bbr_info`) | when the time series is sampled: the algorithm's state, if it has one to show |
 //!
 //! An algorithm either grows the window through `cong_avoid` (ACK-clocked, as
 //! Reno) or implements `cong_control` and then owns the window on every ACK,
@@ -33,6 +36,7 @@
 //! algorithm owns only its state and returns the window it wants. Shared
 //! arithmetic (slow start, additive increase) lives here once.
 
+pub mod bbr;
 pub mod bic;
 pub mod bic_linux;
 pub mod ci;
@@ -111,6 +115,18 @@ pub struct SenderView {
     /// One past the highest segment sent (Linux `snd_nxt`, which a timeout does not rewind;
     /// cclab's go-back-N pointer after a timeout without SACK is not this).
     pub snd_nxt: u64,
+    /// Packets in flight (RFC 6675 pipe, Linux `tcp_packets_in_flight`).
+    pub in_flight: u64,
+    /// Packets delivered so far and when that count last grew (Linux `tp->delivered`,
+    /// `tp->delivered_mstamp`); kept only for an algorithm that `uses_rate_samples`, else 0.
+    pub delivered: u64,
+    pub delivered_time: SimTime,
+    /// Packets marked lost so far (Linux `tp->lost`).
+    pub lost: u64,
+    /// The rate samples are app-limited now (Linux `tp->app_limited` set).
+    pub app_limited: bool,
+    /// The earliest departure time of the next paced segment (Linux `tcp_wstamp_ns`).
+    pub next_tx_time: SimTime,
 }
 
 /// One ACK's worth of input (Linux `struct ack_sample`).
@@ -150,6 +166,22 @@ pub struct CongControl {
     pub cwnd: f64,
     /// Data segments leave no faster than this (wire bytes); `None`: not paced.
     pub pacing_rate: Option<Rate>,
+    /// Mark the rate samples of everything now in flight app-limited (Linux: the algorithm
+    /// writes `tp->app_limited`, as BBR's PROBE_RTT does).
+    pub mark_app_limited: bool,
+}
+
+/// An algorithm's state as it shows it in the `cc_series` table (Linux `tcp_bbr_info`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CcObservation {
+    /// The mode or state, as the source names it (`"PROBE_BW"`).
+    pub state: &'static str,
+    pub pacing_gain: f64,
+    pub cwnd_gain: f64,
+    /// The bandwidth estimate, wire bits per second.
+    pub bw_bps: f64,
+    /// The min-RTT estimate, if any.
+    pub min_rtt: Option<SimTime>,
 }
 
 /// A congestion-control algorithm. Only `ssthresh` and `cong_avoid` are
@@ -201,6 +233,21 @@ pub trait CongestionControl: Send {
     /// on, and `cong_avoid` is then not called for this ACK. `None` (the default): the
     /// window moves as `ssthresh`, recovery and `cong_avoid` make it, unpaced.
     fn cong_control(&mut self, _v: &SenderView, _rs: &RateSample) -> Option<CongControl> {
+        None
+    }
+
+    /// For an algorithm that `uses_rate_samples`: a Linux `cwnd_event` that may set the window
+    /// and pacing rate (BBR restarting from idle at `TxStart`). Called when a data segment
+    /// leaves with nothing in flight; `None` (the default) changes nothing.
+    fn cwnd_event_control(&mut self, _v: &SenderView, _ev: CwndEvent) -> Option<CongControl> {
+        None
+    }
+
+    /// The flow's own random stream (from the run's seed), for an algorithm that draws.
+    fn set_rng(&mut self, _rng: rand_pcg::Pcg64) {}
+
+    /// The state to show in the time series (`cc_series`); `None` (the default): nothing.
+    fn observe(&self) -> Option<CcObservation> {
         None
     }
 
@@ -399,6 +446,12 @@ pub static BUILTIN: &[Entry<Builder>] = &[
         summary: "Kyushu-TCP add-on (Yoshimizu et al. 2010), alone on HighSpeed; \"<name>+ktcp\" wraps any algorithm: hold at 0.9 x the loss window for T_c^2 windows",
         params: Schema::Read,
         build: ktcp::build,
+    },
+    Entry {
+        name: "bbr",
+        summary: "BBR v1 (Cardwell et al. 2016) as Linux's tcp_bbr.c: paced at gain x max-filtered bw, cwnd 2 BDP; STARTUP, DRAIN, PROBE_BW, PROBE_RTT",
+        params: Schema::Read,
+        build: bbr::build,
     },
 ];
 

@@ -18,5 +18,11 @@ pub fn view(cwnd: f64, ssthresh: f64) -> SenderView {
         state: CaState::Open,
         snd_una: 0,
         snd_nxt: cwnd as u64,
+        in_flight: cwnd as u64,
+        delivered: 0,
+        delivered_time: SimTime::ZERO,
+        lost: 0,
+        app_limited: false,
+        next_tx_time: SimTime::ZERO,
     }
 }

@@ -5,7 +5,7 @@
 use crate::cc::CongestionControl;
 use crate::cc::{self, Params};
 use crate::engine::{Event, EventQueue};
-use crate::metrics::{FlowSeries, QueueSeries};
+use crate::metrics::{CcSeries, FlowSeries, QueueSeries};
 use crate::net::{Link, Routes};
 use crate::packet::{Kind, Packet};
 use crate::tcp::{Receiver, ReceiverConfig, SendOverhead, Sender, TcpConfig};
@@ -131,6 +131,8 @@ pub struct WebState {
     /// web section's `cc` (`StackProfile::variant_of`; "vegas-ns2" for vegas under ns2).
     pub cc_name: String,
     pub params: Params,
+    /// The run's seed, for each transfer's congestion-control stream (`rng::stream::CC`).
+    pub seed: u64,
 }
 
 impl WebState {
@@ -154,6 +156,7 @@ impl WebState {
             receiver,
             cc_name,
             params,
+            seed: 0,
         }
     }
 }
@@ -170,6 +173,7 @@ pub struct Simulation {
     /// Links whose queues are sampled.
     pub monitored: Vec<u32>,
     pub flow_series: FlowSeries,
+    pub cc_series: CcSeries,
     pub queue_series: QueueSeries,
     last_sample_tx: Vec<u64>,
     last_sample_time: SimTime,
@@ -208,6 +212,7 @@ impl Simulation {
             sample_interval: None,
             monitored: Vec::new(),
             flow_series: FlowSeries::default(),
+            cc_series: CcSeries::default(),
             queue_series: QueueSeries::default(),
             last_sample_tx: Vec::new(),
             last_sample_time: SimTime::ZERO,

@@ -25,7 +25,11 @@ impl Simulation {
                 dst: w.client_nodes[o.client as usize],
                 tcp,
                 receiver,
-                cc: cc::build(&w.cc_name, &w.params).expect("validated when the scenario was built"),
+                cc: {
+                    let mut cc = cc::build(&w.cc_name, &w.params).expect("validated when the scenario was built");
+                    cc.set_rng(crate::rng::stream_rng(w.seed, crate::rng::stream::CC, (1 << 32) + idx as u64));
+                    cc
+                },
                 start: now,
                 stop: None,
                 size_pkts: Some(o.size_bytes.div_ceil(tcp.mss as u64)),
@@ -54,6 +58,7 @@ impl Simulation {
             let goodput = if dt > 0.0 { (bytes - f.last_sample_bytes) as f64 * 8.0 / dt } else { 0.0 };
             f.last_sample_bytes = bytes;
             self.flow_series.push(now, i, &f.sender, bytes, goodput);
+            self.cc_series.push(now, i, &f.sender);
         }
         for &l in &self.monitored {
             let link = &self.links[l as usize];

@@ -11,6 +11,10 @@ impl Sender {
     pub(super) fn apply(&mut self, c: CongControl) {
         self.cwnd = c.cwnd.max(1.0);
         self.pacer.set_rate(c.pacing_rate);
+        if c.mark_app_limited {
+            // Linux: `tp->app_limited = (tp->delivered + tcp_packets_in_flight(tp)) ? : 1`.
+            self.rate.app_limited = (self.rate.delivered + self.sb.pipe()).max(1);
+        }
     }
 
     /// Linux `tcp_cong_control` for an algorithm that `uses_rate_samples`: the rate sample goes

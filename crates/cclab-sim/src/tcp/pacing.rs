@@ -18,6 +18,9 @@ pub struct Pacer {
     next_tx_time: SimTime,
     /// When a sender held back by pacing may send again, if it is waiting.
     pub deadline: Option<SimTime>,
+    /// The last slot computed, `(rate, bytes, size / rate)`: the rate changes far less often
+    /// than segments leave, and the division is a 128-bit one.
+    slot: Option<(Rate, u32, SimTime)>,
 }
 
 impl Pacer {
@@ -37,11 +40,24 @@ impl Pacer {
         false
     }
 
+    /// The earliest time the next data segment may leave (Linux `tcp_wstamp_ns`).
+    pub fn next_tx_time(&self) -> SimTime {
+        self.next_tx_time
+    }
+
     /// A data segment of `bytes` on the wire left at `now`.
     #[inline]
     pub fn on_xmit(&mut self, now: SimTime, bytes: u32) {
         if let Some(r) = self.rate {
-            self.next_tx_time = now.max(self.next_tx_time) + r.tx_time(bytes);
+            let slot = match self.slot {
+                Some((sr, sb, t)) if (sr, sb) == (r, bytes) => t,
+                _ => {
+                    let t = r.tx_time(bytes);
+                    self.slot = Some((r, bytes, t));
+                    t
+                }
+            };
+            self.next_tx_time = now.max(self.next_tx_time) + slot;
         }
     }
 }

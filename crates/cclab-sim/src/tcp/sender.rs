@@ -164,6 +164,12 @@ impl Sender {
             state: self.state,
             snd_una: self.sb.una(),
             snd_nxt: self.sb.high(),
+            in_flight: self.sb.pipe(),
+            delivered: self.rate.delivered,
+            delivered_time: self.rate.delivered_time,
+            lost: self.sb.lost_marked,
+            app_limited: self.rate.app_limited != 0,
+            next_tx_time: self.pacer.next_tx_time(),
         }
     }
 
@@ -230,12 +236,21 @@ impl Sender {
     /// `immediate`: the stack sends it at once, past a delayed send (`Packet::immediate`).
     fn xmit_direct(&mut self, seq: u64, now: SimTime, out: &mut Vec<Packet>, immediate: bool) {
         let retx = seq < self.sb.high();
+        // Linux `tcp_event_data_sent`: a data segment leaving with nothing in flight is a
+        // (re)start of transmission (CA_EVENT_TX_START); told to the algorithms that pace.
+        let tx_start = self.rate_samples && self.stats.sent > 0 && self.sb.pipe() == 0;
         let tx = if self.rate_samples {
             self.rate.on_send(now, self.sb.high() == self.sb.una())
         } else {
             TxSnapshot::default()
         };
         self.sb.on_send(seq, now, tx);
+        if tx_start {
+            let v = self.view(now);
+            if let Some(c) = self.cc.cwnd_event_control(&v, CwndEvent::TxStart) {
+                self.apply(c);
+            }
+        }
         if self.cfg.stack.rtt_sampling == RttSampling::OneTimed {
             self.timed.on_xmit(seq, retx, now);
         }

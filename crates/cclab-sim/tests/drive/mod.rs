@@ -41,6 +41,12 @@ impl Driver {
             state: CaState::Open,
             snd_una: 0,
             snd_nxt: self.cwnd as u64,
+            in_flight: self.cwnd as u64,
+            delivered: 0,
+            delivered_time: SimTime::ZERO,
+            lost: 0,
+            app_limited: false,
+            next_tx_time: SimTime::ZERO,
         }
     }
 

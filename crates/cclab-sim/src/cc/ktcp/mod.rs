@@ -253,7 +253,7 @@ impl CongestionControl for Ktcp {
     /// windows; this is cclab's extension), and keeps its last pacing rate while holding.
     fn cong_control(&mut self, v: &SenderView, rs: &RateSample) -> Option<CongControl> {
         if let Phase::Holding { level, .. } = self.phase {
-            return Some(CongControl { cwnd: level, pacing_rate: self.pacing_rate });
+            return Some(CongControl { cwnd: level, pacing_rate: self.pacing_rate, mark_app_limited: false });
         }
         let mut c = self.inner.cong_control(&self.inner_view(v), rs)?;
         c.cwnd = self.restrain(v, c.cwnd);
@@ -263,6 +263,18 @@ impl CongestionControl for Ktcp {
 
     fn uses_rate_samples(&self) -> bool {
         self.inner.uses_rate_samples()
+    }
+
+    fn cwnd_event_control(&mut self, v: &SenderView, ev: CwndEvent) -> Option<CongControl> {
+        self.inner.cwnd_event_control(&self.inner_view(v), ev)
+    }
+
+    fn set_rng(&mut self, rng: rand_pcg::Pcg64) {
+        self.inner.set_rng(rng);
+    }
+
+    fn observe(&self) -> Option<super::CcObservation> {
+        self.inner.observe()
     }
 
     fn params(&self) -> Vec<(&'static str, f64)> {

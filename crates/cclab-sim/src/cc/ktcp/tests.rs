@@ -270,10 +270,14 @@ impl CongestionControl for Paced {
         v.cwnd
     }
     fn init(&mut self, _v: &SenderView) -> Option<CongControl> {
-        Some(CongControl { cwnd: 10.0, pacing_rate: Some(Rate(1000)) })
+        Some(CongControl { cwnd: 10.0, pacing_rate: Some(Rate(1000)), mark_app_limited: false })
     }
     fn cong_control(&mut self, v: &SenderView, _rs: &RateSample) -> Option<CongControl> {
-        Some(CongControl { cwnd: v.cwnd + 1.0, pacing_rate: Some(Rate(100 * (v.cwnd as u64 + 1))) })
+        Some(CongControl {
+            cwnd: v.cwnd + 1.0,
+            pacing_rate: Some(Rate(100 * (v.cwnd as u64 + 1))),
+            mark_app_limited: false,
+        })
     }
     fn uses_rate_samples(&self) -> bool {
         true
@@ -284,7 +288,10 @@ impl CongestionControl for Paced {
 fn around_an_algorithm_that_sets_its_own_window_ktcp_forwards_its_hooks_and_restrains_that_window() {
     let mut k = Ktcp::new(Box::new(Paced), KtcpConfig::default());
     assert!(k.uses_rate_samples());
-    assert_eq!(k.init(&view(2.0, 1e9, CaState::Open)), Some(CongControl { cwnd: 10.0, pacing_rate: Some(Rate(1000)) }));
+    assert_eq!(
+        k.init(&view(2.0, 1e9, CaState::Open)),
+        Some(CongControl { cwnd: 10.0, pacing_rate: Some(Rate(1000)), mark_app_limited: false })
+    );
     // Loss at 100: ssthresh 80, w2 = 90; the window it sets climbs to 90 and is held there.
     assert_eq!(fast_retransmit(&mut k, 100.0), 80.0);
     let rs = RateSample::default();
@@ -294,6 +301,10 @@ fn around_an_algorithm_that_sets_its_own_window_ktcp_forwards_its_hooks_and_rest
     }
     assert_eq!(w, 90.0);
     let held = k.cong_control(&view(90.0, 80.0, CaState::Open), &rs).unwrap();
-    assert_eq!(held, CongControl { cwnd: 90.0, pacing_rate: Some(Rate(9000)) }, "the last pacing rate, kept");
+    assert_eq!(
+        held,
+        CongControl { cwnd: 90.0, pacing_rate: Some(Rate(9000)), mark_app_limited: false },
+        "the last pacing rate, kept"
+    );
     assert!(k.params().contains(&("ktcp_alpha", 0.9)));
 }

@@ -55,7 +55,8 @@ pub(super) fn build(input: &SourceInput, net: &mut Network) -> Result<(), Scenar
             } else {
                 g.start
             };
-            let cc = cc::build(&g.build_name, &g.params).expect("validated above");
+            let mut cc = cc::build(&g.build_name, &g.params).expect("validated above");
+            cc.set_rng(stream_rng(seed, rng::stream::CC, idx as u64));
             let mut tcp = g.tcp;
             if let Some(tick) = tcp.rto.ns2_tick {
                 // ns-2's `boot_time_`: uniform in [0, tick) (rto_ns2.rs).

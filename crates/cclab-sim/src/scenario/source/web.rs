@@ -64,6 +64,8 @@ pub(super) fn build(input: &SourceInput, net: &mut Network) -> Result<(), Scenar
         clients.push(net.place.add_host(sim, true, r, d, &format!("wc{i}")));
     }
     let objects = schedule(&w.cfg, &mut stream_rng(seed, rng::stream::WEB, 1), input.duration);
-    sim.web = Some(WebState::new(objects, servers, clients, w.tcp, w.rcv, w.cc_name.clone(), w.params.clone()));
+    let mut web = WebState::new(objects, servers, clients, w.tcp, w.rcv, w.cc_name.clone(), w.params.clone());
+    web.seed = seed;
+    sim.web = Some(web);
     Ok(())
 }
