@@ -8,9 +8,8 @@
 //!
 //! # A binary heap that replaces its root
 //!
-//! The queue is a binary min-heap of 24-byte entries (time, sequence, event),
-//! compared as one `u128` key `time << 64 | seq`: earliest first, ties in
-//! insertion order, as before. What makes it fast is how it is used: the run
+//! The queue is a binary min-heap of 32-byte entries (time and when made as one `u128`,
+//! sequence, event): earliest first, ties in the order they were made (below). What makes it fast is how it is used: the run
 //! loop pops an event, and the handler usually pushes one or two. `pop` so
 //! leaves the popped root in place as a *hole*; the next `push` puts its event
 //! there and sifts it down, one pass instead of two (moving the last entry to
@@ -32,6 +31,17 @@
 //! old heap with a few hundred events pending but as many with ten, and was
 //! slower than this heap in every whole run (on B1 slower than the old heap
 //! too), as nearly every pop deals a bucket out again.
+//!
+//! # Ties: in the order the events were made
+//!
+//! Events at the same time come out in the order they were pushed. An entry records
+//! when it was pushed (`made`: the time of the event being handled then) beside its
+//! sequence number, and ties are broken by (`made`, sequence): the same order as by
+//! sequence alone, since the clock never goes back while events are pushed. The one
+//! place where it differs is the point: the simulation may work out an event ahead of
+//! its time (a packet cut through to a private link, sim/link.rs), and it then pushes its
+//! consequences as made at the time they would have been made (`push_made_at`), so
+//! that they take the same place among equal times as without the shortcut.
 //!
 //! The order does not depend on how the heap is laid out: keys are unique,
 //! so "earliest (time, seq)" names one entry. The tests compare the queue with
@@ -70,18 +80,24 @@ pub enum Event {
 
 #[derive(Clone, Copy, Debug)]
 struct Entry {
-    /// Picoseconds.
-    time: u64,
-    /// Insertion sequence number: breaks ties in time.
+    /// `time << 64 | made`: when it happens, then when it was made (picoseconds).
+    when: u128,
+    /// Insertion sequence number: breaks ties in both.
     seq: u64,
     ev: Event,
 }
 
 impl Entry {
-    /// The order: by time, then by insertion. Unique per entry.
+    fn time(&self) -> u64 {
+        (self.when >> 64) as u64
+    }
+
+    /// The order: by time, then by when it was made, then by insertion. Unique per entry.
+    /// Equal `when`s are rare (events made at the same instant for the same instant), so
+    /// the sequence is looked at only then.
     #[inline(always)]
-    fn key(&self) -> u128 {
-        (self.time as u128) << 64 | self.seq as u128
+    fn before(&self, other: &Entry) -> bool {
+        self.when < other.when || (self.when == other.when && self.seq < other.seq)
     }
 }
 
@@ -89,21 +105,19 @@ impl Entry {
 #[inline(always)]
 fn sift_down(h: &mut [Entry], mut i: usize, e: Entry) {
     let n = h.len();
-    let k = e.key();
     loop {
         let c = 2 * i + 1;
         if c + 1 < n {
             // Two children, the usual case: the lesser, without a branch.
-            let (k0, k1) = (h[c].key(), h[c + 1].key());
-            let (m, mk) = if k1 < k0 { (c + 1, k1) } else { (c, k0) };
-            if k <= mk {
+            let m = if h[c + 1].before(&h[c]) { c + 1 } else { c };
+            if !h[m].before(&e) {
                 break;
             }
             h[i] = h[m];
             i = m;
         } else {
             // At most one child, itself without children.
-            if c < n && h[c].key() < k {
+            if c < n && h[c].before(&e) {
                 h[i] = h[c];
                 i = c;
             }
@@ -122,6 +136,8 @@ pub struct EventQueue {
     hole: bool,
     /// Entries pushed so far, which is also the next sequence number.
     pushed: u64,
+    /// The latest time popped so far: when an event pushed now is made.
+    clock: u64,
 }
 
 impl EventQueue {
@@ -129,23 +145,29 @@ impl EventQueue {
         Self::default()
     }
 
-    /// Schedules `ev` at `time`.
+    /// Schedules `ev` at `time`, made now (at the latest time popped).
     #[inline(always)]
     pub fn push(&mut self, time: SimTime, ev: Event) {
-        let e = Entry { time: time.0, seq: self.pushed, ev };
+        self.push_made_at(SimTime(self.clock), time, ev);
+    }
+
+    /// Schedules `ev` at `time` as made at `made` (not before now): an event worked out ahead
+    /// of its time pushes its consequences as made then (module comment).
+    #[inline(always)]
+    pub fn push_made_at(&mut self, made: SimTime, time: SimTime, ev: Event) {
+        let e = Entry { when: (time.0 as u128) << 64 | made.0.max(self.clock) as u128, seq: self.pushed, ev };
         self.pushed += 1;
         if self.hole {
             self.hole = false;
             sift_down(&mut self.heap, 0, e);
             return;
         }
-        let k = e.key();
         let mut i = self.heap.len();
         self.heap.push(e);
         let h = &mut self.heap[..];
         while i > 0 {
             let p = (i - 1) / 2;
-            if h[p].key() <= k {
+            if !e.before(&h[p]) {
                 break;
             }
             h[i] = h[p];
@@ -177,18 +199,20 @@ impl EventQueue {
             self.fill_hole();
         }
         let top = *self.heap.first()?;
-        if top.time > until.0 {
+        let time = top.time();
+        if time > until.0 {
             return None;
         }
         self.hole = true;
-        Some((SimTime(top.time), top.ev))
+        self.clock = self.clock.max(time);
+        Some((SimTime(time), top.ev))
     }
 
     /// Time of the earliest event.
     pub fn peek_time(&self) -> Option<SimTime> {
         let first = if self.hole { 1 } else { 0 };
         // With a hole, the earliest is the lesser of the root's children.
-        self.heap.iter().skip(first).take(1 + first).map(Entry::key).min().map(|k| SimTime((k >> 64) as u64))
+        self.heap.iter().skip(first).take(1 + first).map(Entry::time).min().map(SimTime)
     }
 
     pub fn len(&self) -> usize {
@@ -222,6 +246,19 @@ mod tests {
         q.push(SimTime(3), Event::Rto(4));
         let order: Vec<_> = std::iter::from_fn(|| q.pop()).map(|(_, e)| e).collect();
         assert_eq!(order, vec![Event::Rto(2), Event::Rto(4), Event::Rto(1), Event::Rto(3)]);
+    }
+
+    #[test]
+    fn an_event_made_ahead_of_its_time_ties_as_if_made_then() {
+        let mut q = EventQueue::new();
+        q.push(SimTime(10), Event::Rto(1)); // made at 0
+        q.push(SimTime(5), Event::Sample);
+        assert_eq!(q.pop(), Some((SimTime(5), Event::Sample))); // the clock reads 5
+        q.push_made_at(SimTime(8), SimTime(10), Event::Rto(2)); // worked out ahead: made at 8
+        q.push(SimTime(10), Event::Rto(3)); // made at 5, pushed after Rto(2)
+        q.push_made_at(SimTime(1), SimTime(10), Event::Rto(4)); // never made before now: at 5
+        let order: Vec<_> = std::iter::from_fn(|| q.pop()).map(|(_, e)| e).collect();
+        assert_eq!(order, vec![Event::Rto(1), Event::Rto(3), Event::Rto(4), Event::Rto(2)]);
     }
 
     /// The order the engine had before: `std`'s `BinaryHeap` on (time, seq).

@@ -265,11 +265,16 @@ impl Link {
         was_empty
     }
 
-    /// The packet at the wire's head reaches the far end; returns it and when the next one does.
+    /// The packet at the wire's head reaches the far end; returns it, and when the next one
+    /// does and when that one began to be sent.
     #[inline]
-    pub fn wire_pop(&mut self) -> (Packet, Option<SimTime>) {
+    pub fn wire_pop(&mut self) -> (Packet, Option<(SimTime, SimTime)>) {
         let (_, p) = self.wire.pop_front().expect("a WireHead event implies a packet on the wire");
-        (p, self.wire.front().map(|&(next, _)| next))
+        let next = self.wire.front().map(|&(at, ref q)| {
+            let tx = if self.tx_time_of.0 == q.size { self.tx_time_of.1 } else { self.rate.tx_time(q.size) };
+            (at, at - self.delay - tx)
+        });
+        (p, next)
     }
 
     /// Utilization over `[0, now]`: busy time over elapsed time.

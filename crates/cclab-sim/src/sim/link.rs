@@ -17,6 +17,11 @@
 //! clients are never private (in a dumbbell those are the hosts' own links and the
 //! bottleneck, so the bulk flows' access links still are).
 //!
+//! The events the private link then asks for are pushed as made at the packet's arrival
+//! (`EventQueue::push_made_at`), so that among events of equal time they keep the place they
+//! would have had: a tie with an event made in between (a pacing timer, a sample) resolves as
+//! without the shortcut.
+//!
 //! It is done only while it cannot be seen: the private link must be idle at the arrival
 //! (no packet of its own waiting or being sent then, and none still on a wire towards it),
 //! and no reading of counters may fall between now and the arrival (the warm-up
@@ -74,11 +79,11 @@ impl Simulation {
     #[inline]
     fn transmitted(&mut self, l: u32, now: SimTime, p: Packet, tx: Transmit) {
         if let Some(t) = tx.ready_at {
-            self.events.push(t, Event::LinkReady(l));
+            self.events.push_made_at(now, t, Event::LinkReady(l));
         }
         if let Err(p) = self.cut_through(now, p, tx.arrive) {
             if self.links[l as usize].wire_push(tx.arrive, p) {
-                self.events.push(tx.arrive, Event::WireHead(l));
+                self.events.push_made_at(now, tx.arrive, Event::WireHead(l));
             }
         }
     }
@@ -106,7 +111,7 @@ impl Simulation {
             Arrival::Dropped(p, cause) => self.count_drop(&p, cause),
             Arrival::StartTx => self.start_tx_at(next, at),
             Arrival::Sent(p, tx) => self.transmitted(next, at, p, tx),
-            Arrival::Queued(Some(t)) => self.events.push(t, Event::LinkReady(next)),
+            Arrival::Queued(Some(t)) => self.events.push_made_at(at, t, Event::LinkReady(next)),
             Arrival::Queued(None) => {}
         }
         Ok(())
@@ -144,8 +149,10 @@ impl Simulation {
 
     pub(super) fn wire_head(&mut self, l: u32) {
         let (p, next) = self.links[l as usize].wire_pop();
-        if let Some(t) = next {
-            self.events.push(t, Event::WireHead(l));
+        if let Some((t, sent)) = next {
+            // Made when the next packet went on the wire, if that is later than now: it was cut
+            // through to this link ahead of its time, and its event is made as it would have been.
+            self.events.push_made_at(sent, t, Event::WireHead(l));
         }
         self.forward(p);
     }
