@@ -14,7 +14,7 @@ BUILT_INS = {
     "cc": ["reno", "newreno", "highspeed", "scalable", "bic", "bic-linux", "cubic", "cubic-linux", "vegas", "vegas-ns2", "fast", "westwood",
            "cr", "ci", "htcp", "xcp", "tcp-gt", "hrf", "w+cr+reno", "w+cr+cr", "ubr", "ghstcp", "ktcp", "bbr"],
     "add-on": ["ktcp"],
-    "queue": ["droptail", "red", "ared", "gared", "xcp"],
+    "queue": ["droptail", "red", "ared", "gared", "xcp", "codel", "fq_codel", "pie"],
     "topology": ["dumbbell", "graph"],
     "traffic": ["tcp", "udp", "web"],
 }

@@ -23,9 +23,14 @@ pub mod stream {
     /// A congestion control's own draws, as BBR's first gain-cycle phase (index: flow; web
     /// objects from 2^32 + object).
     pub const CC: u64 = 8;
+    /// FQ-CoDel's hash perturbation (index: link).
+    pub const FQ_CODEL: u64 = 9;
+    /// PIE's drop decisions (index: link).
+    pub const PIE: u64 = 10;
 }
 
-fn splitmix64(mut z: u64) -> u64 {
+/// SplitMix64's finalizer: a well-mixed 64-bit function of `z` (also FQ-CoDel's flow hash).
+pub fn splitmix64(mut z: u64) -> u64 {
     z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);

@@ -144,8 +144,9 @@ pub struct Link {
     pub role: &'static str,
     /// Random loss: each arriving packet is dropped with this probability, before the queue.
     pub loss: Option<(f64, Pcg64)>,
-    /// Packets the queue dropped at its head in the last `start_tx` (CoDel), with their cause,
-    /// for the simulation to count against their flows. Reused: no allocation per packet.
+    /// Packets the queue dropped from among those waiting in the last `arrive` (FQ-CoDel's
+    /// fattest flow) or `start_tx` (CoDel's head), with their cause, for the simulation to
+    /// count against their flows. Reused: no allocation per packet.
     pub head_drops: Vec<(Packet, DropCause)>,
     /// The serialization time of the last packet size sent: most packets are of one or two
     /// sizes, and the division of `Rate::tx_time` is then done once.
@@ -176,7 +177,8 @@ impl Link {
     }
 
     /// A packet arrives: random loss, then the queue's verdict. The caller starts the
-    /// transmitter or schedules its `LinkReady` as the answer says.
+    /// transmitter or schedules its `LinkReady` as the answer says; packets the queue dropped
+    /// from among those waiting to make room are left in `head_drops`, counted here.
     #[inline]
     pub fn arrive(&mut self, now: SimTime, p: Packet) -> Arrival {
         self.qstats.arrivals += 1;
@@ -199,7 +201,12 @@ impl Link {
         }
         let ctx = EnqueueContext { now, idle_since: if idle { Some(self.busy_until) } else { None } };
         self.qstats.advance(now, self.queue.len_pkts(), self.queue.len_bytes());
-        match self.queue.enqueue(p, &ctx) {
+        self.head_drops.clear();
+        let verdict = self.queue.enqueue_or_drop(p, &ctx, &mut self.head_drops);
+        for (d, cause) in &self.head_drops {
+            self.qstats.drop(*cause, d.size);
+        }
+        match verdict {
             Ok(()) => {
                 self.qstats.observe_max(self.queue.len_pkts(), self.queue.len_bytes());
                 if idle {

@@ -10,11 +10,16 @@
 //! (the simulation then counts them against their flow, whose loss recovery
 //! sees them as any loss). To mark instead, it sets `CE` on an `ECT` packet it
 //! returns and counts it in [`QueueDisc::marks`]; the receiver echoes the mark
-//! and an ECN-capable sender reduces its window as for a loss.
+//! and an ECN-capable sender reduces its window as for a loss. A discipline that
+//! drops waiting packets to make room for an arrival, as FQ-CoDel drops from its
+//! fattest flow, implements [`QueueDisc::enqueue_or_drop`], counted the same way.
 
 pub mod ared;
+pub mod codel;
 pub mod droptail;
+pub mod fq_codel;
 pub mod gared;
+pub mod pie;
 pub mod red;
 pub mod red_ns2;
 pub mod xcp;
@@ -87,6 +92,24 @@ pub static BUILTIN: &[Entry<Builder>] = &[
         params: Schema::Declared(xcp::PARAMS),
         build: xcp::build,
     },
+    Entry {
+        name: "codel",
+        summary: "CoDel (RFC 8289) as Linux's sch_codel: drops or marks at dequeue once the sojourn time stays above target for an interval",
+        params: Schema::Declared(codel::PARAMS),
+        build: codel::build,
+    },
+    Entry {
+        name: "fq_codel",
+        summary: "FQ-CoDel (RFC 8290) as Linux's sch_fq_codel: hashed flow queues served by DRR, new flows first, CoDel on each",
+        params: Schema::Declared(fq_codel::PARAMS),
+        build: fq_codel::build,
+    },
+    Entry {
+        name: "pie",
+        summary: "PIE (RFC 8033): drops or marks arrivals with a probability a PI controller updates every tupdate from the queueing delay",
+        params: Schema::Declared(pie::PARAMS),
+        build: pie::build,
+    },
 ];
 
 /// Every queue discipline, built-ins first.
@@ -116,6 +139,19 @@ pub struct EnqueueContext {
 pub trait QueueDisc: Send {
     /// Accepts the packet or gives it back with the reason it was dropped.
     fn enqueue(&mut self, pkt: Packet, ctx: &EnqueueContext) -> Result<(), (Packet, DropCause)>;
+    /// Accepts the packet as `enqueue` does, and may also drop packets already waiting to
+    /// make room for it (FQ-CoDel drops from its fattest flow): those go on `dropped` with
+    /// their cause, oldest first, for the link to count as it counts drops at dequeue. The
+    /// default is `enqueue`: nothing else dropped.
+    fn enqueue_or_drop(
+        &mut self,
+        pkt: Packet,
+        ctx: &EnqueueContext,
+        dropped: &mut Vec<(Packet, DropCause)>,
+    ) -> Result<(), (Packet, DropCause)> {
+        let _ = dropped;
+        self.enqueue(pkt, ctx)
+    }
     fn dequeue(&mut self, now: SimTime) -> Option<Packet>;
     /// Takes the next packet to transmit, as the link calls it. A discipline that drops at
     /// dequeue (CoDel) pushes each head packet it drops on `dropped` with its cause, oldest

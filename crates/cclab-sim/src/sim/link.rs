@@ -36,7 +36,9 @@ use crate::units::SimTime;
 
 impl Simulation {
     pub(super) fn link_arrive(&mut self, l: u32, p: Packet) {
-        match self.links[l as usize].arrive(self.now, p) {
+        let arrival = self.links[l as usize].arrive(self.now, p);
+        self.count_head_drops(l);
+        match arrival {
             Arrival::Dropped(p, cause) => self.count_drop(&p, cause),
             Arrival::StartTx => self.start_tx(l),
             Arrival::Sent(p, tx) => self.transmitted(l, self.now, p, tx),
@@ -62,13 +64,7 @@ impl Simulation {
     /// `start_tx` at `now`, which is later than the clock when a packet is cut through.
     fn start_tx_at(&mut self, l: u32, now: SimTime) {
         let tx = self.links[l as usize].start_tx(now);
-        if !self.links[l as usize].head_drops.is_empty() {
-            let mut drops = std::mem::take(&mut self.links[l as usize].head_drops);
-            for (p, cause) in drops.drain(..) {
-                self.count_drop(&p, cause);
-            }
-            self.links[l as usize].head_drops = drops;
-        }
+        self.count_head_drops(l);
         if let Some((p, tx)) = tx {
             self.transmitted(l, now, p, tx);
         }
@@ -107,7 +103,9 @@ impl Simulation {
             return Err(p);
         }
         p.hop += 1;
-        match self.links[n].arrive(at, p) {
+        let arrival = self.links[n].arrive(at, p);
+        self.count_head_drops(next);
+        match arrival {
             Arrival::Dropped(p, cause) => self.count_drop(&p, cause),
             Arrival::StartTx => self.start_tx_at(next, at),
             Arrival::Sent(p, tx) => self.transmitted(next, at, p, tx),
@@ -145,6 +143,18 @@ impl Simulation {
             users[l as usize] = u32::MAX;
         }
         self.links.iter().zip(users).map(|(link, u)| u == 1 && link.loss.is_none()).collect()
+    }
+
+    /// Counts against their flows the waiting packets the link's queue dropped in its last
+    /// `arrive` or `start_tx`.
+    fn count_head_drops(&mut self, l: u32) {
+        if !self.links[l as usize].head_drops.is_empty() {
+            let mut drops = std::mem::take(&mut self.links[l as usize].head_drops);
+            for (p, cause) in drops.drain(..) {
+                self.count_drop(&p, cause);
+            }
+            self.links[l as usize].head_drops = drops;
+        }
     }
 
     pub(super) fn wire_head(&mut self, l: u32) {
