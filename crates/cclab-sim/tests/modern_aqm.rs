@@ -206,3 +206,31 @@ fn with_ecn_each_aqm_marks_instead_of_dropping() {
         assert!((m - d).abs() < 0.15 * d, "{queue}: {m} ms with ECN, {d} without");
     }
 }
+
+/// FQ-CoDel drops from its fattest flow when the buffer is full, including packets that
+/// waited: the link counts them as overflow, each flow as its own loss (repaired), and the
+/// end-of-run accounting balances.
+#[test]
+fn fq_codels_drops_from_the_fattest_flow_are_counted_by_the_link_and_the_flows() {
+    let text = r#"
+duration = "10s"
+[topology]
+bottleneck = { rate = "20Mbps", delay = "5ms", buffer = "30pkts", queue = "fq_codel", queue_params = { drop_batch_size = 4 } }
+[[flows]]
+cc = "newreno"
+recovery = "sack"
+rtt = "20ms"
+count = 4
+"#;
+    let mut b = cclab_sim::Scenario::from_toml(text).unwrap().build(1).unwrap();
+    b.sim.run_until(b.duration);
+    let q = &b.sim.links.iter().find(|l| l.role == "bottleneck").unwrap().qstats;
+    let overflow = q.drops[cclab_sim::queue::DropCause::Overflow as usize];
+    let flow_drops: u64 = b.sim.flows.iter().map(|f| f.counters.data_drops).sum();
+    eprintln!("fq_codel with 30 packets: {overflow} overflow drops, {} in all, {flow_drops} counted by the flows", q.total_drops());
+    assert!(overflow > 0);
+    assert_eq!(flow_drops, q.total_drops());
+    let (sent, received, dropped, queued, wired) = b.sim.data_accounting();
+    assert_eq!(sent, received + dropped + queued + wired);
+    assert!(b.sim.flows.iter().all(|f| f.sender.stats.retransmits > 0));
+}
