@@ -53,15 +53,47 @@ def test_droptail_holds_the_buffer_in_the_device_queue_one_less_if_it_counts_the
 def test_red_gets_cclabs_resolved_parameters_and_one_packet_less_for_the_device_slot():
     sc = scenario({"queue": "red", "queue_params": {"min_th": 5, "max_th": 15, "max_p": 0.2}})
     r = record(text(sc), "link", 0)
-    assert (r["queue"], r["limit"]) == ("red", "29")
-    assert (float(r["red.MinTh"]), float(r["red.MaxTh"]), float(r["red.LInterm"])) == (5.0, 15.0, 5.0)
-    assert r["red.ARED"] == "false" and r["red.AdaptMaxP"] == "false"
+    assert (r["queue"], r["limit"]) == ("ns3::RedQueueDisc", "29")
+    assert (float(r["qd.MinTh"]), float(r["qd.MaxTh"]), float(r["qd.LInterm"])) == (5.0, 15.0, 5.0)
+    assert r["qd.ARED"] == "false" and r["qd.AdaptMaxP"] == "false"
     net = network(sc)
-    assert float(r["red.QW"]) == net["links"][0]["queue"]["params"]["q_weight"]
+    assert float(r["qd.QW"]) == net["links"][0]["queue"]["params"]["q_weight"]
     # Adaptive RED: ns-3's ARED flag would overwrite the thresholds, so only max_p adapts.
     a = record(text(scenario({"queue": "ared"})), "link", 0)
-    assert a["red.ARED"] == "false" and a["red.AdaptMaxP"] == "true"
-    assert float(a["red.Interval"].rstrip("s")) == network(scenario({"queue": "ared"}))["links"][0]["queue"]["params"]["interval"]
+    assert a["qd.ARED"] == "false" and a["qd.AdaptMaxP"] == "true"
+    assert float(a["qd.Interval"].rstrip("s")) == network(scenario({"queue": "ared"}))["links"][0]["queue"]["params"]["interval"]
+
+
+def test_codel_fq_codel_and_pie_become_ns3_queue_discs_with_cclabs_parameters():
+    c = record(text(scenario({"queue": "codel", "queue_params": {"target": 0.002, "ecn": 1, "ce_threshold": 0.001}})),
+               "link", 0)
+    assert (c["queue"], c["limit"]) == ("ns3::CoDelQueueDisc", "29")
+    assert (c["qd.Target"], c["qd.Interval"], c["qd.UseEcn"], c["qd.CeThreshold"]) == ("0.002s", "0.1s", "true", "0.001s")
+    # cclab exempts a backlog of at most 1500 bytes of its packets, ns-3 one below MinBytes of its
+    # items, 2 bytes (PPP) shorter: one full packet in both, not two.
+    assert c["qd.MinBytes"] == "1499"
+    f = record(text(scenario({"queue": "fq_codel", "queue_params": {"flows": 256, "drop_batch_size": 8}}), seed=7),
+               "link", 0)
+    assert (f["queue"], f["limit"], f["qd.Flows"], f["qd.DropBatchSize"]) == ("ns3::FqCoDelQueueDisc", "29", "256", "8")
+    assert (f["qd.UseEcn"], f["qd.Perturbation"], f["qd.Target"]) == ("true", "7", "0.005s")
+    # An unlimited buffer is FQ-CoDel's 10240 packets in both.
+    assert record(text(scenario({"queue": "fq_codel"})), "link", 1)["limit"] == "10239"
+    p = record(text(scenario({"queue": "pie", "queue_params": {"derandomize": 1, "max_burst": 0.1}})), "link", 0)
+    assert (p["queue"], p["limit"]) == ("ns3::PieQueueDisc", "29")
+    assert (p["qd.QueueDelayReference"], p["qd.Tupdate"], p["qd.A"], p["qd.B"]) == ("0.015s", "0.015s", "0.125", "1.25")
+    assert (p["qd.MaxBurstAllowance"], p["qd.UseDerandomization"], p["qd.UseDequeueRateEstimator"]) == ("0.1s", "true", "false")
+
+
+@pytest.mark.parametrize("queue, params, field", [
+    ("fq_codel", {"exact": 1}, "link bottleneck: queue_params.exact"),
+    ("fq_codel", {"quantum": 3000}, "link bottleneck: queue_params.quantum"),
+    ("fq_codel", {"memory_limit": 30000}, "link bottleneck: queue_params.memory_limit"),
+    ("codel", {"ce_threshold": 0.001}, "link bottleneck: queue_params.ce_threshold"),
+])
+def test_aqm_settings_ns3_has_not_are_refused_naming_the_field(queue, params, field):
+    with pytest.raises(CrosscheckError) as e:
+        text(scenario({"queue": queue, "queue_params": params}))
+    assert e.value.field == field and "\n" not in str(e.value)
 
 
 @pytest.mark.parametrize("ts, size, seg", [(True, 1500, 1446), (False, 1500, 1458), (True, 1000, 946)])
@@ -175,11 +207,11 @@ def test_ecn_is_classic_ecn_on_both_ends_and_marking_red():
     assert refusal(sc, "ns3") is None
     t = text(sc)
     assert record(t, "flow", 0)["tcp.UseEcn"] == "On"
-    bn = next(line for line in t.splitlines() if line.startswith("link ") and "queue=red" in line)
-    assert "red.UseEcn=true" in bn and "red.UseHardDrop=true" in bn
+    bn = next(line for line in t.splitlines() if line.startswith("link ") and "queue=ns3::RedQueueDisc" in line)
+    assert "qd.UseEcn=true" in bn and "qd.UseHardDrop=true" in bn
     # Without ECN nothing is written that ns-3's defaults do not already say.
     plain = text(scenario({"queue": "red"}))
-    assert "tcp.UseEcn" not in plain and "red.UseEcn=false" in plain and "UseHardDrop" not in plain
+    assert "tcp.UseEcn" not in plain and "qd.UseEcn=false" in plain and "UseHardDrop" not in plain
 
 
 @pytest.mark.parametrize("change, field", [
@@ -227,7 +259,8 @@ def test_udp_sources_become_onoff_applications_with_cclabs_bytes_on_the_wire():
 
 
 def test_the_report_lines_are_read_back_and_a_run_that_did_not_end_is_an_error():
-    got = ns3.parse("junk\nW 2.0 F 1446 1 0 F 0 0 0 Q 0 3 1500 7.5\nE 5.0 F 14460 2 1 F 2892 0 0 Q 0 4 6000 30.5\n")
+    got = ns3.parse("junk\nW 2.0 F 1446 1 0 F 0 0 0 Q 0 3 1500 7.5\nE 5.0 F 14460 2 1 F 2892 0 0 Q 0 4 6000 30.5 M 0 12\n")
+    assert got["E"]["marks"] == {0: 12.0} and got["W"]["marks"] == {}
     assert got["E"]["flows"][0] == {"rx_bytes": 14460.0, "retransmitted": 2.0, "timeouts": 1.0}
     assert got["W"]["queues"][0] == (3.0, 1500.0, 7.5) and got["E"]["t"] == 5.0
     f = {"packet_size": 1500, "timestamps": True}
@@ -274,7 +307,10 @@ def test_the_program_refuses_a_malformed_description_naming_the_field():
     good = text(scenario())
     bad = good.replace("queue=droptail limit=30", "queue=codel limit=30")
     p = subprocess.run([str(exe)], input=bad, capture_output=True, text=True, timeout=60)
-    assert p.returncode == 2 and re.search(r"line 3: link\.queue = codel; accepted: droptail or red", p.stderr)
+    assert p.returncode == 2 and re.search(r"line 3: link\.queue = codel; accepted: droptail or an ns-3 QueueDisc", p.stderr)
+    bad = good.replace("queue=droptail limit=30", "queue=ns3::CoDelQueueDisc limit=30 qd.Targett=5ms")
+    p = subprocess.run([str(exe)], input=bad, capture_output=True, text=True, timeout=60)
+    assert p.returncode == 2 and "link.qd.Targett" in p.stderr
     bad = good.replace("tcp.MinRto=", "tcp.MinRtoo=")
     p = subprocess.run([str(exe)], input=bad, capture_output=True, text=True, timeout=60)
     assert p.returncode == 2 and "flow.tcp.MinRtoo" in p.stderr

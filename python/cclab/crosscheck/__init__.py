@@ -7,7 +7,8 @@ into the peer's input, run there, and both give the same metrics, computed the s
 - over [warmup, end]: each flow's goodput (delivered packets x packet size), the
   bottleneck's utilization and mean queue (packets waiting, not the one in service);
 - over the whole run, start-up included: drops at the bottleneck queue, retransmitted
-  packets, retransmission timeouts.
+  packets, retransmission timeouts, and the packets a queue with ECN on marked where the
+  peer counts marks (ns-3's queue discs).
 
 A peer is a module with ``NAME``, ``SUFFIX``, ``CC_PARAMS``, ``available()``,
 ``script(net, duration, warmup, seed)``, ``run(script, timeout)``, ``delivered_bytes(start, end,
@@ -84,8 +85,14 @@ def _fmt(v: float, rng: tuple) -> str:
     return s
 
 
+def _marked(net: Mapping[str, Any], monitored: Sequence[int], got: Mapping[str, Any]) -> List[int]:
+    """The monitored links whose queue marks (``ecn`` on) and whose marks the peer counted."""
+    return [i for i in monitored if (net["links"][i]["queue"] or {}).get("params", {}).get("ecn") == 1
+            and i in got["E"].get("marks", {})]
+
+
 def _cclab_metrics(res: Result, net: Mapping[str, Any], monitored: Sequence[int],
-                   duration: float, warmup: float) -> Dict[str, float]:
+                   duration: float, warmup: float, marked: Sequence[int] = ()) -> Dict[str, float]:
     fl, q, ln = res.flows, res.queues, res.links
     m: Dict[str, float] = {}
     # cclab's goodput_bps divides by the time the flow was active within [warmup, end] (from its
@@ -106,11 +113,13 @@ def _cclab_metrics(res: Result, net: Mapping[str, Any], monitored: Sequence[int]
         # Every drop at the link: ns-2's queue monitor also counts its error model's (SimpleLink
         # gives the error module the link's drop target).
         m[f"{name}: drops"] = float(q["drops"].iloc[i])
+        if i in marked:
+            m[f"{name}: marks"] = float(q["marks"].iloc[i])
     return m
 
 
 def _peer_metrics(mod: Any, got: Mapping[str, Any], net: Mapping[str, Any], monitored: Sequence[int],
-                  duration: float, warmup: float) -> Dict[str, float]:
+                  duration: float, warmup: float, marked: Sequence[int] = ()) -> Dict[str, float]:
     end = got["E"]
     start = got.get("W")
     span = duration - warmup
@@ -128,6 +137,8 @@ def _peer_metrics(mod: Any, got: Mapping[str, Any], net: Mapping[str, Any], moni
         m[f"{link['name']}: utilization %"] = 100.0 * (dep - dep0) * 8.0 / (link["rate_bps"] * span)
         m[f"{link['name']}: mean queue (pkts)"] = (integ - integ0) / span
         m[f"{link['name']}: drops"] = drops
+        if i in marked:
+            m[f"{link['name']}: marks"] = end["marks"][i]
     return m
 
 
@@ -202,7 +213,8 @@ def crosscheck(scenario: Union[Mapping[str, Any], str], peer: str = "ns2", seeds
             (Path(keep) / f"{peer}-seed{s}{mod.SUFFIX}").write_text(tcl)
         res = run_built(sim, s)
         got = mod.run(tcl, timeout)
-        for sim_name, m in (("cclab", _cclab_metrics(res, net, monitored, duration, warmup)),
-                            (peer, _peer_metrics(mod, got, net, monitored, duration, warmup))):
+        marked = _marked(net, monitored, got)
+        for sim_name, m in (("cclab", _cclab_metrics(res, net, monitored, duration, warmup, marked)),
+                            (peer, _peer_metrics(mod, got, net, monitored, duration, warmup, marked))):
             rows += [{"seed": s, "sim": sim_name, "metric": k, "value": v} for k, v in m.items()]
     return Crosscheck(str(sc.get("name") or "scenario"), peer, used, pd.DataFrame(rows))

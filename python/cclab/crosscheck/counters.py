@@ -1,8 +1,9 @@
 """The report lines both peers print (the ns-2 script and the ns-3 program), read back.
 
 Once at the warmup (``W``) and once at the end (``E``), one line:
-``W|E <t> (F <counter>...)... (Q <link> <3 numbers>)...``, a flow's counters in the order
-its peer names them and each monitored link's three queue numbers.
+``W|E <t> (F <counter>...)... (Q <link> <3 numbers> [M <link> <marks>])...``, a flow's
+counters in the order its peer names them, each monitored link's three queue numbers and,
+where the peer counts them (ns-3's queue discs), the packets its queue marked CE.
 """
 
 from __future__ import annotations
@@ -13,14 +14,14 @@ from .errors import CrosscheckError
 
 
 def parse(text: str, flow_counters: Sequence[str], field: str, printer: str) -> Dict[str, Any]:
-    """``{"W"|"E": {"t", "flows": [{counter: v}], "queues": {link: (3 numbers)}}}`` from ``text``,
-    the output of ``printer`` (named with ``field`` in errors)."""
+    """``{"W"|"E": {"t", "flows": [{counter: v}], "queues": {link: (3 numbers)}, "marks": {link: n}}}``
+    from ``text``, the output of ``printer`` (named with ``field`` in errors)."""
     got: Dict[str, Any] = {}
     for line in text.splitlines():
         tok = line.split()
         if not tok or tok[0] not in ("W", "E"):
             continue
-        rec: Dict[str, Any] = {"t": 0.0, "flows": [], "queues": {}}
+        rec: Dict[str, Any] = {"t": 0.0, "flows": [], "queues": {}, "marks": {}}
         k = 2
         try:
             rec["t"] = float(tok[1]) if len(tok) > 1 else float("nan")
@@ -38,6 +39,9 @@ def parse(text: str, flow_counters: Sequence[str], field: str, printer: str) -> 
                         raise ValueError(line)
                     rec["queues"][int(tok[k + 1])] = tuple(float(v) for v in vals)
                     k += 5
+                elif tok[k] == "M":
+                    rec["marks"][int(tok[k + 1])] = float(tok[k + 2])
+                    k += 3
                 else:
                     raise ValueError(tok[k])
         except (ValueError, IndexError):

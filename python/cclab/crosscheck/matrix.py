@@ -2,7 +2,7 @@
 peer simulator, once per stack profile, each metric judged against issue 14's bar.
 
 Steady-state metrics (goodput, Jain's index, utilization, mean queue) agree when the
-relative difference of the means is within 5 %; start-up metrics (drops, retransmitted
+relative difference of the means is within 5 %; start-up metrics (drops, marks, retransmitted
 packets, timeouts, counted from t = 0) within 20 %. Where the peer itself varies over the
 seeds, a cclab mean inside the peer's range of seeds also agrees. Two zeros agree; one
 zero against a non-zero does not.
@@ -22,7 +22,7 @@ from . import crosscheck, refusal
 
 #: Relative tolerance by kind of metric (issue 14, "Done means").
 TOLERANCE = {"steady state": 0.05, "start-up": 0.20}
-_START_UP = (": drops", "retransmitted packets", "timeouts")
+_START_UP = (": drops", ": marks", "retransmitted packets", "timeouts")
 
 
 def kind(metric: str) -> str:

@@ -10,14 +10,10 @@ data, not code. What ns-3 counts or builds differently is said here and beside t
 - **Queues.** Without flow control ns-3 installs no queue disc, and a point-to-point
   device's DropTailQueue holds only packets waiting (``TransmitStart`` takes the one it
   sends out of it): cclab's DropTail buffer B is that queue with MaxSize B (B - 1 with
-  ``count_in_service = 1``). RED needs the backlog in a queue disc, so the device keeps
-  one packet staged behind the one on the wire and stops its queue until it is taken
-  (flow control, as ns-3's tcp-validation.cc does): the RedQueueDisc's MaxSize is B - 1,
-  and RED averages a length one packet shorter than cclab's while the link is busy.
-  cclab's resolved RED parameters are set explicitly; ``ARED`` stays false because ns-3
-  then overwrites MinTh, MaxTh and QW with its own (red-queue-disc.cc
-  ``InitializeParams``), and ared is ``AdaptMaxP`` with cclab's alpha, beta, interval,
-  top and bottom.
+  ``count_in_service = 1``). RED, CoDel, FQ-CoDel and PIE are ns-3's queue discs with
+  cclab's resolved parameters, MaxSize B - 1 and one packet staged in the device
+  (ns3_queues.py says how each maps and what is left at ns-3's): RED averages a length
+  one packet shorter than cclab's while the link is busy.
 - **Bytes.** ns-3's SegmentSize is the payload; a data packet adds 20 (TCP) + 20 (IP) +
   2 (PPP) bytes, + 12 with timestamps (10 of option, 2 of padding). The payload is cclab's
   packet size less those, so the same number of bytes crosses each link per packet and
@@ -63,9 +59,9 @@ import tempfile
 from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
-from . import counters, peer_cache
+from . import counters, ns3_queues, peer_cache
 from .errors import CrosscheckError
-from .network import check_tree, monitored as monitored_links, packet_queue
+from .network import check_tree, monitored as monitored_links
 
 NAME = "ns3"
 #: The bytes ns-3 adds to a UDP payload on a point-to-point link: UDP 8, IP 20, PPP 2.
@@ -127,7 +123,7 @@ PRR_RECOVERY = "ns3::TcpPrrRecovery"
 HEADERS = 20 + 20 + 2
 TIMESTAMP_OPTION = 12
 #: A queue "without limit": the largest MaxSize ns-3's QueueSize takes in packets.
-UNLIMITED = 2**32 - 1
+UNLIMITED = ns3_queues.UNLIMITED
 #: Socket buffers when the path has an unlimited queue, and their upper bound (bytes).
 BIG_BUFFER = 2**30
 
@@ -208,44 +204,6 @@ def payload(f: Mapping[str, Any]) -> int:
 
 def _fmt(v: float) -> str:
     return repr(float(v))
-
-
-def _queue(link: Mapping[str, Any]) -> Tuple[str, int, List[str]]:
-    """The queue kind, its MaxSize in packets and its RED attributes for a cclab link."""
-    q, cap, p = packet_queue(link)
-    field = f"link {link['name']}: queue"
-    if q["kind"] == "droptail":
-        in_service = int(p.get("count_in_service", 0))
-        if cap is None:
-            return "droptail", UNLIMITED, []
-        if cap - in_service < 1:
-            raise CrosscheckError(f"link {link['name']}: buffer", f"{cap}pkts",
-                                  f"at least {1 + in_service} packets (ns-3's queue holds at least one)")
-        return "droptail", cap - in_service, []
-    if q["kind"] in ("red", "ared"):
-        if p["bytes"]:
-            raise CrosscheckError(field, "red in byte mode", "red or ared in packet mode")
-        if cap is not None and cap < 2:
-            raise CrosscheckError(f"link {link['name']}: buffer", f"{cap}pkts",
-                                  "at least 2 packets with RED (one is staged in the device)")
-        attrs = [
-            "ARED=false", "Ns1Compat=false", f"UseEcn={'true' if p['ecn'] else 'false'}",
-            f"MinTh={_fmt(p['min_th'])}", f"MaxTh={_fmt(p['max_th'])}", f"QW={_fmt(p['q_weight'])}",
-            f"LInterm={_fmt(1.0 / p['max_p']) if p['max_p'] > 0 else '1e12'}",
-            f"MeanPktSize={int(p['mean_pktsize'])}",
-            f"Gentle={'true' if p['gentle'] else 'false'}", f"Wait={'true' if p['wait'] else 'false'}",
-            f"LinkBandwidth={int(link['rate_bps'])}bps", f"LinkDelay={_fmt(link['delay_s'])}s",
-        ]
-        if q["kind"] == "ared":
-            attrs += ["AdaptMaxP=true", f"Alpha={_fmt(p['alpha'])}", f"Beta={_fmt(p['beta'])}",
-                      f"Interval={_fmt(p['interval'])}s", f"Top={_fmt(p['top'])}", f"Bottom={_fmt(p['bottom'])}"]
-        else:
-            attrs += ["AdaptMaxP=false"]
-        if p["ecn"]:
-            # cclab marks only early (probabilistic) drops and drops above the hard threshold.
-            attrs += ["UseHardDrop=true"]
-        return "red", UNLIMITED if cap is None else cap - 1, attrs
-    raise CrosscheckError(field, q["kind"], "droptail, red or ared (ns-3 has no gARED or XCP router as cclab's)")
 
 
 def _check_links(net: Mapping[str, Any]) -> None:
@@ -409,10 +367,10 @@ def script(net: Mapping[str, Any], duration: float, warmup: float, seed: int) ->
     out = ["ns3-crosscheck 1",
            f"run seed={seed} duration={_fmt(duration)} warmup={_fmt(warmup)} nodes={net['nodes']} mtu={mtu}"]
     for i, l in enumerate(net["links"]):
-        kind, limit, attrs = _queue(l)
+        kind, limit, attrs = ns3_queues.queue(l, mtu, seed)
         out.append(f"link id={i} from={l['from']} to={l['to']} rate={int(l['rate_bps'])} delay={_fmt(l['delay_s'])} "
                    f"loss={_fmt(l['loss'] or 0.0)} queue={kind} limit={limit} monitor={int(i in watched)}"
-                   + "".join(f" red.{a}" for a in attrs))
+                   + "".join(f" qd.{a}" for a in attrs))
     groups = list(dict.fromkeys(f["group"] for f in net["flows"]))
     for i, f in enumerate(net["flows"]):
         out.append(f"flow id={i} " + " ".join(_flow(net, f, f"flows[{groups.index(f['group'])}]")))

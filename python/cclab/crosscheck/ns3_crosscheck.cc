@@ -4,17 +4,23 @@
 //
 //   ns3-crosscheck 1
 //   run seed=S duration=T warmup=W nodes=N mtu=M
-//   link id=I from=A to=B rate=BPS delay=S loss=P queue=droptail|red limit=PKTS monitor=0|1 [red.<Attr>=V ...]
+//   link id=I from=A to=B rate=BPS delay=S loss=P queue=droptail|<QueueDisc TypeId> limit=PKTS monitor=0|1
+//        [qd.<Attr>=V ...]
 //   flow id=I src=A dst=B cc=<TypeId> recovery=<TypeId> start=S bytes=N|0 payload=P
 //        [tcp.<Attr>=V ...] [cc.<Attr>=V ...]
 //
 // `tcp.*` are TcpSocket / TcpSocketBase attributes set on both ends (the sender, and the
 // listening socket whose accepted sockets copy them); `cc.*` are attributes of the flow's
-// congestion-control object; `red.*` of the RedQueueDisc. Every value is set by its ns-3
+// congestion-control object; `qd.*` of the link's queue disc (any ns-3 QueueDisc by its
+// TypeId: ns3::RedQueueDisc, ns3::CoDelQueueDisc, ...). Every value is set by its ns-3
 // attribute name, so the translation (and its reasons) lives in ns3.py; this program only
 // builds and counts. Output, once at the warmup (W) and once at the end (E):
 //
-//   W|E <t> (F <rx_bytes> <retransmitted> <timeouts>)... (Q <link> <drops> <tx_bytes> <pkt_s>)...
+//   W|E <t> (F <rx_bytes> <retransmitted> <timeouts>)... (Q <link> <drops> <tx_bytes> <pkt_s>
+//       [M <link> <marks>])...
+//
+// `M` follows the `Q` of a link with a queue disc: the packets it marked CE (its "Mark" trace,
+// which a classful disc such as FqCoDel also fires for its children's marks).
 //
 // A malformed description ends the program with status 2 and one line naming the field.
 #include "ns3/applications-module.h"
@@ -51,6 +57,7 @@ namespace
 struct LinkCounters
 {
     uint64_t drops{0};
+    uint64_t marks{0};
     uint64_t txBytes{0};
     uint32_t waiting{0};
     double integral{0};
@@ -84,7 +91,7 @@ struct Link
     uint32_t from, to;
     Ptr<PointToPointNetDevice> dev;  // the sending device of this direction
     Ptr<PointToPointNetDevice> peer; // the receiving one
-    bool red{false};
+    std::string qdisc;               // the queue disc's TypeId; empty: the device queue only
     bool monitor{false};
 };
 
@@ -197,11 +204,16 @@ main(int argc, char* argv[])
             Refuse(r.line, "link.id", r.Str("id"), "links numbered from 0 in order");
         }
         const std::string& q = r.Str("queue");
-        if (q != "droptail" && q != "red")
+        TypeId qd;
+        if (q != "droptail" &&
+            (!TypeId::LookupByNameFailSafe(q, &qd) || !qd.IsChildOf(QueueDisc::GetTypeId())))
         {
-            Refuse(r.line, "link.queue", q, "droptail or red");
+            Refuse(r.line, "link.queue", q, "droptail or an ns-3 QueueDisc TypeId");
         }
-        l.red = q == "red";
+        if (q != "droptail")
+        {
+            l.qdisc = q;
+        }
         l.monitor = r.Num("monitor", 0, 1) != 0;
         byPair[{l.from, l.to}] = links.size();
         links.push_back(l);
@@ -227,7 +239,7 @@ main(int argc, char* argv[])
         p2p.SetChannelAttribute("Delay", TimeValue(Seconds(l.rec.Num("delay", 0, 1e4))));
         p2p.SetDeviceAttribute("Mtu", UintegerValue(mtu));
         // Without flow control no queue disc is installed by default (ns-3 would put FqCoDel
-        // on every device): the device queue is the link's queue unless RED is asked for.
+        // on every device): the device queue is the link's queue unless a disc is asked for.
         p2p.DisableFlowControl();
         NetDeviceContainer d = p2p.Install(nodes.Get(l.from), nodes.Get(l.to));
         l.dev = DynamicCast<PointToPointNetDevice>(d.Get(0));
@@ -248,32 +260,39 @@ main(int argc, char* argv[])
         l.dev->SetDataRate(DataRate(static_cast<uint64_t>(r.Num("rate", 1, 1e13))));
         const auto limit = static_cast<uint32_t>(r.Num("limit", 1, 4294967295.0));
         Ptr<Queue<Packet>> dq = l.dev->GetQueue();
-        if (!l.red)
+        if (l.qdisc.empty())
         {
             dq->SetMaxSize(QueueSize(QueueSizeUnit::PACKETS, limit));
         }
         else
         {
-            // RED needs the backlog in a queue disc: the device keeps one packet staged behind
-            // the one it sends and stops its queue (flow control) until that one is taken.
+            // A queue disc needs the backlog: the device keeps one packet staged behind the one
+            // it sends and stops its queue (flow control) until that one is taken.
             dq->SetMaxSize(QueueSize(QueueSizeUnit::PACKETS, 1));
             Ptr<NetDeviceQueueInterface> ndqi = CreateObject<NetDeviceQueueInterface>();
             ndqi->GetTxQueue(0)->ConnectQueueTraces(dq);
             l.dev->AggregateObject(ndqi);
             TrafficControlHelper tch;
-            tch.SetRootQueueDisc("ns3::RedQueueDisc");
-            Ptr<QueueDisc> red = tch.Install(l.dev).Get(0);
-            red->SetMaxSize(QueueSize(QueueSizeUnit::PACKETS, limit));
-            SetAll(*red, r.With("red."), r, "red.");
-            red->TraceConnectWithoutContext(
+            tch.SetRootQueueDisc(l.qdisc);
+            Ptr<QueueDisc> qd = tch.Install(l.dev).Get(0);
+            qd->SetMaxSize(QueueSize(QueueSizeUnit::PACKETS, limit));
+            SetAll(*qd, r.With("qd."), r, "qd.");
+            // The root's count: a classful disc (FqCoDel) counts its children's packets in it.
+            qd->TraceConnectWithoutContext(
                 "PacketsInQueue",
                 MakeCallback(+[](LinkCounters* c, uint32_t o, uint32_t n) {
                     c->Change(static_cast<int32_t>(n) - static_cast<int32_t>(o));
                 }).Bind(&lc[i]));
-            red->TraceConnectWithoutContext(
+            // Drops before enqueue and after dequeue (CoDel's), the children's included.
+            qd->TraceConnectWithoutContext(
                 "Drop",
                 MakeCallback(+[](LinkCounters* c, Ptr<const QueueDiscItem>) { ++c->drops; })
                     .Bind(&lc[i]));
+            qd->TraceConnectWithoutContext(
+                "Mark",
+                MakeCallback(+[](LinkCounters* c, Ptr<const QueueDiscItem>, const char*) {
+                    ++c->marks;
+                }).Bind(&lc[i]));
         }
         dq->TraceConnectWithoutContext(
             "PacketsInQueue",
@@ -463,6 +482,10 @@ main(int argc, char* argv[])
             {
                 os << " Q " << i << " " << lc[i].drops << " " << lc[i].txBytes << " "
                    << lc[i].IntegralNow();
+                if (!links[i].qdisc.empty())
+                {
+                    os << " M " << i << " " << lc[i].marks;
+                }
             }
         }
         std::cout << os.str() << std::endl;
