@@ -87,6 +87,9 @@ fn reference_runs() -> Vec<(String, String)> {
             .replace("recovery = \"sack\"\n", &format!("recovery = \"sack\"\nstack = \"{}\"\n", stack.name));
         runs.push((format!("stack {} recovery sack", stack.name), sack));
     }
+    for q in ["codel", "fq_codel", "pie"] {
+        runs.push((format!("queue {q}"), pair("newreno", "sack", q, "")));
+    }
     runs.push(("random loss".into(), pair("newreno", "sack", "droptail", ", loss = 0.001")));
     let ecn = pair("newreno", "sack", "red", ", queue_params = { ecn = 1 }")
         .replace("recovery = \"sack\"\n", "recovery = \"sack\"\necn = true\n");
