@@ -60,13 +60,15 @@ numbers = st.sampled_from(["0", "1", "0.5", "1e-30", "1e308", "1e30", "-1", "nan
 unit_strings = st.builds(lambda n, u: n + u, numbers, units)
 odd_strings = st.sampled_from(["", "unlimited", "inf", "x" * 100_000, "1ms\n" * 50, "\x00", "\ud7ff",
                                "1ps", "0.5bps", "1e308pkts", "1e30B", "1000Pbps", "99999999999s"])
-# The names a field with a fixed set of values accepts (a stack, a recovery), so that every
-# profile and recovery is run with the other mutations, not only refused.
-names = st.sampled_from(["linux", "ns2", "cclab", "sack", "newreno", "reno", "rack-tlp", "dupthresh", "per-ack"])
+# The names a field with a fixed set of values accepts (a stack, a recovery, a queue), so that
+# every profile, recovery and AQM is run with the other mutations, not only refused.
+names = st.sampled_from(["linux", "ns2", "cclab", "sack", "newreno", "reno", "rack-tlp", "dupthresh", "per-ack",
+                         "codel", "fq_codel", "pie"])
 values = st.one_of(floats, ints, unit_strings, odd_strings, names, st.booleans(), st.none(),
                    # fresh containers: one shared {} could end up inside itself
-                   st.builds(list), st.builds(dict), st.dictionaries(st.sampled_from(["beta", "alpha", "x"]), floats,
-                                                             max_size=2))
+                   st.builds(list), st.builds(dict),
+                   st.dictionaries(st.sampled_from(["beta", "alpha", "x", "target", "interval", "flows", "quantum",
+                                                    "tupdate", "memory_limit"]), floats, max_size=2))
 
 
 def leaves(obj: Any, path: tuple = ()) -> List[tuple]:

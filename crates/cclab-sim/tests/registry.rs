@@ -70,6 +70,40 @@ fn a_queue_declares_exactly_the_parameters_its_constructor_reads() {
     }
 }
 
+/// Every queue's parameters at extreme values (a fuzz over the declared table): each is either
+/// refused in one line naming it (or the parameter it constrains), or builds a queue that runs a short scenario without panic.
+#[test]
+fn every_queue_parameter_at_extreme_values_is_refused_by_name_or_runs() {
+    let values = [f64::NAN, f64::INFINITY, -1.0, 0.0, 1e-300, 0.5, 1.0, 2.0, 300.0, 1e9, 1e300];
+    for e in queue::REGISTRY.entries() {
+        let Schema::Declared(declared) = e.params else { continue };
+        for spec in declared {
+            for v in values {
+                let p: Params = [(spec.name.to_string(), v)].into_iter().collect();
+                match (e.build)(&QueueSettings::EXAMPLE, &p) {
+                    Err(err) => {
+                        // The parameter, or one it constrains (RED's max_th above min_th).
+                        assert!(declared.iter().any(|d| d.name == err.param), "{} {}: {err:?}", e.name, spec.name);
+                        assert!(!err.accepted.contains('\n') && !err.accepted.is_empty());
+                    }
+                    Ok(_) => {
+                        let text = GRAPH.replace("CC", "newreno").replace(
+                            "buffer = \"50pkts\"",
+                            &format!(
+                                "buffer = \"50pkts\", queue = \"{}\", queue_params = {{ {} = {v:e} }}",
+                                e.name, spec.name
+                            ),
+                        );
+                        let sc = Scenario::from_toml(&text).unwrap_or_else(|err| panic!("{}: {err}", e.name));
+                        let mut b = sc.build(1).unwrap_or_else(|err| panic!("{} {} = {v}: {err}", e.name, spec.name));
+                        b.sim.run_until(b.duration);
+                    }
+                }
+            }
+        }
+    }
+}
+
 #[test]
 fn unknown_names_are_refused_with_the_accepted_ones() {
     let e = Scenario::from_toml(&GRAPH.replace("CC", "renoo")).unwrap().build(1).err().unwrap();

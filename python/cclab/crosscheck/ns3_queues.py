@@ -25,8 +25,10 @@ ns-3 queue disc are IP packets, 2 bytes (PPP) shorter than cclab's packets on th
   run's seed), so flows that share a bucket are not the same ones as in cclab. Refused: ``exact``
   (ns-3 always hashes), a ``quantum`` other than the run's MTU (ns-3.44 has no Quantum
   attribute; it takes the device's MTU), a ``memory_limit`` the packets could reach (ns-3 has
-  none). Left at ns-3's: each flow's CoDel exempts its own backlog below 1500 bytes
-  (CoDelQueueDisc ``MinBytes``; cclab, as Linux, the whole backlog up to ``mtu``); the drop
+  none). Each flow's CoDel in ns-3 exempts its own backlog below 1500 bytes (CoDelQueueDisc
+  ``MinBytes``, which FqCoDel does not set): cclab's ``mtu_per_flow = 1`` with ``mtu`` 1500 to
+  2999 (one full packet exempt, two not); cclab's default, as Linux, reads the whole backlog
+  (left as a difference). Left at ns-3's: the drop
   from the fattest flow leaves its CoDel count alone (Linux and cclab add the packets dropped);
   a new flow found empty always moves to the old list (Linux and cclab only when that is not
   empty).
@@ -115,6 +117,9 @@ def _fq_codel(link: Mapping[str, Any], p: Mapping[str, float], ctx: Mapping[str,
     if int(p["quantum"]) != ctx["mtu"]:
         raise CrosscheckError(f"{field}.quantum", p["quantum"],
                               f"{ctx['mtu']}, the run's MTU (ns-3.44's FqCoDel takes its quantum from the device)")
+    if p["mtu_per_flow"] and not 1500 <= p["mtu"] < 3000:
+        raise CrosscheckError(f"{field}.mtu", p["mtu"], "1500 to 2999 with mtu_per_flow (ns-3's flow queues are "
+                              "CoDelQueueDiscs with MinBytes 1500: a backlog of one full packet is exempt, two are not)")
     if p["memory_limit"] < p["limit"] * ctx["mtu"]:
         raise CrosscheckError(f"{field}.memory_limit", p["memory_limit"],
                               f"at least limit x MTU = {int(p['limit'] * ctx['mtu'])} bytes (ns-3's FqCoDel has no "

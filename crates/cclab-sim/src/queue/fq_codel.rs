@@ -34,13 +34,15 @@
 //!   was full), whether or not the arrival itself is among them (Linux returns
 //!   NET_XMIT_CN then). CoDel's dequeue-time drops count as early drops.
 //! - CoDel's one-MTU exemption reads the whole backlog, not the flow's (Linux passes
-//!   `sch->qstats.backlog`; ns-3's per-flow CoDelQueueDisc reads its own).
+//!   `sch->qstats.backlog`); `mtu_per_flow = 1` reads the flow queue's own, as ns-3's
+//!   per-flow CoDelQueueDisc does.
 //! - The fattest flow is the first bucket (in bucket order, flow order with `exact`) with the
 //!   largest backlog, as Linux scans its table.
 //! - ECN is on by default (RFC 8290 section 5.1, Linux, ns-3).
 //!
 //! Parameters (`queue_params`): `flows` 1024, `quantum` (bytes, the data packet size),
-//! `drop_batch_size` 64, `memory_limit` (bytes), `exact` 0, `ecn` 1, and CoDel's `target`,
+//! `drop_batch_size` 64, `memory_limit` (bytes), `exact` 0, `mtu_per_flow` 0, `ecn` 1, and
+//! CoDel's `target`,
 //! `interval`, `mtu`, `ce_threshold`, `newton` (codel.rs).
 
 use super::codel::{CodelParams, CodelQueue, CodelStats, CodelVars, TimedFifo};
@@ -68,11 +70,13 @@ pub struct FlowQueue {
     pub listed: bool,
 }
 
-/// A flow queue as CoDel sees it: its packets, and the whole discipline's backlog.
+/// A flow queue as CoDel sees it: its packets, and the whole discipline's backlog (or its
+/// own with `mtu_per_flow`).
 struct FlowSource<'a> {
     fifo: &'a mut TimedFifo,
     pkts: &'a mut usize,
     bytes: &'a mut u64,
+    own_backlog: bool,
 }
 
 impl CodelQueue for FlowSource<'_> {
@@ -84,7 +88,11 @@ impl CodelQueue for FlowSource<'_> {
     }
 
     fn backlog(&self) -> u64 {
-        *self.bytes
+        if self.own_backlog {
+            self.fifo.bytes
+        } else {
+            *self.bytes
+        }
     }
 }
 
@@ -97,6 +105,8 @@ pub struct FqCodel {
     /// Hash buckets (`exact = 0`).
     buckets: u32,
     exact: bool,
+    /// CoDel's one-MTU exemption reads the flow queue's backlog (ns-3), not the whole (Linux).
+    mtu_per_flow: bool,
     drop_batch: u32,
     perturbation: u64,
     params: CodelParams,
@@ -127,6 +137,13 @@ pub static PARAMS: &[ParamSpec] = &[
     ParamSpec::new("ecn", "flag", "", "1", "0 or 1 (1: mark ECN-capable packets CE instead of dropping)"),
     ParamSpec::new("flows", "whole number", "buckets", "1024", "[1, 65536]"),
     ParamSpec::new("exact", "flag", "", "0", "0 or 1 (1: one queue per flow, no hashing)"),
+    ParamSpec::new(
+        "mtu_per_flow",
+        "flag",
+        "",
+        "0",
+        "0 or 1 (1: CoDel's mtu exemption reads the flow queue's backlog, as ns-3)",
+    ),
     ParamSpec::new("quantum", "whole number", "bytes", "the flows' data packet size", "[256, 1000000000]"),
     ParamSpec::new("drop_batch_size", "whole number", "packets", "64", "[1, 65536]"),
     ParamSpec::new("memory_limit", "number", "bytes", "a byte buffer, else 33554432", "[1500, 1e15]"),
@@ -145,6 +162,7 @@ impl FqCodel {
         p.ecn = r.get_flag("ecn", true)?;
         let buckets = r.get_int("flows", 1024, 1, 65536)?;
         let exact = r.get_flag("exact", false)?;
+        let mtu_per_flow = r.get_flag("mtu_per_flow", false)?;
         let quantum = r.get_int("quantum", s.pkt_size.max(256), 256, 1_000_000_000)?;
         let drop_batch = r.get_int("drop_batch_size", 64, 1, 65536)?;
         let (limit, bytes) = match s.cap {
@@ -162,6 +180,7 @@ impl FqCodel {
             quantum,
             buckets,
             exact,
+            mtu_per_flow,
             drop_batch,
             perturbation,
             params: p,
@@ -290,7 +309,12 @@ impl QueueDisc for FqCodel {
                 self.old_flows.push_back(slot);
                 continue;
             }
-            let mut src = FlowSource { fifo: &mut flow.fifo, pkts: &mut self.pkts, bytes: &mut self.bytes };
+            let mut src = FlowSource {
+                fifo: &mut flow.fifo,
+                pkts: &mut self.pkts,
+                bytes: &mut self.bytes,
+                own_backlog: self.mtu_per_flow,
+            };
             if let Some(p) = flow.vars.dequeue(&mut src, &self.params, &mut self.stats, now, dropped) {
                 flow.deficit -= p.size as i64;
                 return Some(p);
@@ -323,6 +347,7 @@ impl QueueDisc for FqCodel {
         params.extend([
             ("flows", self.buckets as f64),
             ("exact", if self.exact { 1.0 } else { 0.0 }),
+            ("mtu_per_flow", if self.mtu_per_flow { 1.0 } else { 0.0 }),
             ("quantum", self.quantum as f64),
             ("drop_batch_size", self.drop_batch as f64),
             ("limit", self.limit as f64),

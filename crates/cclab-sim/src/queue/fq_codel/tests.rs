@@ -168,3 +168,22 @@ fn parameters_are_validated_by_name() {
         assert_eq!(build(&s, &params(&[(name, bad)])).err().unwrap().param, name);
     }
 }
+
+#[test]
+fn codels_mtu_exemption_reads_the_whole_backlog_or_with_mtu_per_flow_the_flows_own() {
+    let first_above = |per_flow: f64| {
+        let p = params(&[("exact", 1.0), ("quantum", 1500.0), ("mtu_per_flow", per_flow)]);
+        let mut q = FqCodel::configure(&settings(Capacity::Unlimited), &p).unwrap();
+        q.enqueue(pkt(0, 1, 1500), &T0).unwrap();
+        q.enqueue(pkt(0, 2, 1500), &T0).unwrap();
+        for s in 1..=100 {
+            q.enqueue(pkt(1, s, 1500), &T0).unwrap();
+        }
+        // Flow 0's head leaves after 200 ms: one packet (1500 bytes) is left in its queue,
+        // 101 in the whole.
+        q.dequeue_or_drop(SimTime::from_millis(200), &mut Vec::new()).unwrap();
+        q.flows[0].vars.first_above_time
+    };
+    assert_eq!(first_above(0.0), Some(SimTime::from_millis(300)));
+    assert_eq!(first_above(1.0), None);
+}
