@@ -227,7 +227,10 @@ count = 4
     let q = &b.sim.links.iter().find(|l| l.role == "bottleneck").unwrap().qstats;
     let overflow = q.drops[cclab_sim::queue::DropCause::Overflow as usize];
     let flow_drops: u64 = b.sim.flows.iter().map(|f| f.counters.data_drops).sum();
-    eprintln!("fq_codel with 30 packets: {overflow} overflow drops, {} in all, {flow_drops} counted by the flows", q.total_drops());
+    eprintln!(
+        "fq_codel with 30 packets: {overflow} overflow drops, {} in all, {flow_drops} counted by the flows",
+        q.total_drops()
+    );
     assert!(overflow > 0);
     assert_eq!(flow_drops, q.total_drops());
     let (sent, received, dropped, queued, wired) = b.sim.data_accounting();
