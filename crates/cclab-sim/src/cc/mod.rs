@@ -6,6 +6,8 @@
 //! | here                | Linux                 | when                                  |
 //! |---------------------|-----------------------|---------------------------------------|
 //! | [`CongestionControl::ssthresh`]     | `ssthresh`    | a loss is detected (fast retransmit or RTO) |
+//! | [`CongestionControl::ecn_ssthresh`] | `ssthresh` (on entering CWR) | an ECN echo reduces the window (RFC 3168; DCTCP's own reduction) |
+//! | [`CongestionControl::needs_ecn`]    | `TCP_CONG_NEEDS_ECN` flag | asked once: ECN on, and the receiver echoes each packet's CE (DCTCP) |
 //! | [`CongestionControl::cong_avoid`]   | `cong_avoid`  | an ACK advances `snd_una` outside recovery |
 //! | [`CongestionControl::pkts_acked`]   | `pkts_acked`  | every ACK that acknowledges data, with its RTT sample |
 //! | [`CongestionControl::ssthresh_after_ack`] | (`pkts_acked` writing `snd_ssthresh`) | right after `pkts_acked`: a threshold set outside a loss (HyStart) |
@@ -39,12 +41,14 @@ pub mod ci;
 pub mod cr;
 pub mod cubic;
 pub mod cubic_linux;
+pub mod dctcp;
 pub mod fast;
 pub mod ghstcp;
 pub mod highspeed;
 pub mod hrf;
 pub mod htcp;
 pub mod hystart;
+pub mod hystart_pp;
 pub mod ktcp;
 pub mod lsrtt;
 pub mod reno;
@@ -124,6 +128,10 @@ pub struct AckSample {
     pub rcv_tsval: SimTime,
     /// The congestion-control header of the data segment that triggered this ACK, echoed.
     pub cc_echo: CcHeader,
+    /// The ACK carries ECN-Echo (Linux `CA_ACK_ECE`, which `tcp_ack` counts into
+    /// `delivered_ce`): with the per-packet feedback of [`CongestionControl::needs_ecn`],
+    /// the `acked` packets were CE-marked.
+    pub ece: bool,
 }
 
 /// A small header the algorithm writes on each data segment and the receiver
@@ -174,6 +182,24 @@ pub trait CongestionControl: Send {
     /// slow start (cc/hystart.rs). The sender applies it before this ACK's `cong_avoid`.
     fn ssthresh_after_ack(&mut self, _v: &SenderView) -> Option<f64> {
         None
+    }
+
+    /// The new slow-start threshold when an ECN echo reduces the window (RFC 3168 section
+    /// 6.1.2, at most once per window). The default is [`CongestionControl::ssthresh`]: the
+    /// echo is answered as a loss. DCTCP reduces by its estimate of the marked fraction
+    /// instead (Linux: its `ssthresh` is what `tcp_enter_cwr` asks; on a loss its
+    /// `set_state`/`cwnd_event` overwrite `snd_ssthresh` with the halving, which is
+    /// `ssthresh` here).
+    fn ecn_ssthresh(&mut self, v: &SenderView) -> f64 {
+        self.ssthresh(v)
+    }
+
+    /// `true` for an algorithm that needs ECN (Linux `TCP_CONG_NEEDS_ECN`, DCTCP's flag):
+    /// its flows are ECN-capable unless the scenario says otherwise, and their receiver
+    /// echoes the CE mark of each packet (RFC 8257 section 3.2, Linux's `dctcp_ece_ack_update`)
+    /// instead of RFC 3168's echo until CWR. Asked once, when the flow is built.
+    fn needs_ecn(&self) -> bool {
+        false
     }
 
     fn set_state(&mut self, _v: &SenderView, _new: CaState) {}
@@ -309,6 +335,12 @@ pub static BUILTIN: &[Entry<Builder>] = &[
         summary: "CUBIC as Linux's tcp_cubic.c: the curve at t + delay_min in jiffies, cnt at least 2, Reno estimate, HyStart (linux stack's cubic)",
         params: Schema::Read,
         build: cubic_linux::build,
+    },
+    Entry {
+        name: "dctcp",
+        summary: "DCTCP (RFC 8257; Alizadeh et al. 2010): cwnd x (1 - alpha/2) once per window of ECN echoes, alpha the EWMA of the marked fraction",
+        params: Schema::Read,
+        build: dctcp::build,
     },
     Entry {
         name: "vegas",

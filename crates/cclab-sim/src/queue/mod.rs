@@ -17,6 +17,7 @@ pub mod droptail;
 pub mod gared;
 pub mod red;
 pub mod red_ns2;
+pub mod step_mark;
 pub mod xcp;
 
 use crate::packet::Packet;
