@@ -339,6 +339,10 @@ impl CongestionControl for Cubic {
         self.hystart_exit.take()
     }
 
+    fn as_any(&self) -> Option<&dyn std::any::Any> {
+        Some(self)
+    }
+
     fn params(&self) -> Vec<(&'static str, f64)> {
         vec![
             ("hystart", if self.cfg.hystart { 1.0 } else { 0.0 }),

@@ -175,6 +175,10 @@ impl CongestionControl for Dctcp {
         true
     }
 
+    fn as_any(&self) -> Option<&dyn std::any::Any> {
+        Some(self)
+    }
+
     fn params(&self) -> Vec<(&'static str, f64)> {
         vec![
             ("g", self.cfg.g),

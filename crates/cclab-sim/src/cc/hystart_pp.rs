@@ -121,7 +121,7 @@ impl HyStartPp {
             }
             self.new_round(v.snd_nxt);
         }
-        let Some(rtt) = rtt else { return None };
+        let rtt = rtt?;
         let cur = self.current_round_min.map_or(rtt, |c| c.min(rtt));
         self.current_round_min = Some(cur);
         self.samples += 1;

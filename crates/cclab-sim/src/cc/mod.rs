@@ -237,6 +237,12 @@ pub trait CongestionControl: Send {
         false
     }
 
+    /// The algorithm as `Any`, for tests and tools that read its state during a run
+    /// (`None`, the default: not offered).
+    fn as_any(&self) -> Option<&dyn std::any::Any> {
+        None
+    }
+
     /// The parameters as resolved (defaults filled in), for translating a flow to another
     /// simulator (describe.rs); only algorithms that a translator maps need to say.
     fn params(&self) -> Vec<(&'static str, f64)> {
