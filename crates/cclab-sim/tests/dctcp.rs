@@ -91,6 +91,10 @@ fn ten_dctcp_flows_hold_the_queue_near_k_at_full_utilization_with_alpha_at_the_m
     let n = 10;
     let m = measure(&step_marked("dctcp", n, ""));
     let alpha = m.alpha.unwrap();
+    eprintln!(
+        "dctcp x{n}: queue mean {:.1} sd {:.1} max {} utilization {:.4} marked {:.4} alpha {alpha:.4}",
+        m.mean, m.sd, m.max, m.util, m.marked
+    );
     assert!((m.mean - K as f64).abs() <= n as f64 / 2.0, "mean queue {:.1} packets", m.mean);
     assert!(m.max <= (K + n as u64 + 2) as f64, "largest queue {} packets", m.max);
     assert!(m.util > 0.999, "utilization {:.4}", m.util);
@@ -105,6 +109,7 @@ fn ten_dctcp_flows_hold_the_queue_near_k_at_full_utilization_with_alpha_at_the_m
 fn with_delayed_acks_alpha_still_matches_the_marked_fraction() {
     let m = measure(&step_marked("dctcp", 10, "delayed_ack = true"));
     let alpha = m.alpha.unwrap();
+    eprintln!("dctcp x10, delayed ACKs: utilization {:.4} marked {:.4} alpha {alpha:.4}", m.util, m.marked);
     assert!((alpha - m.marked).abs() < 0.1 * m.marked, "alpha {alpha:.4}, marked {:.4}", m.marked);
     assert!(m.util > 0.999, "utilization {:.4}", m.util);
 }
@@ -118,6 +123,9 @@ fn dctcp_keeps_a_steadier_queue_than_ecn_reno_on_the_same_marker_and_far_below_d
     let d = measure(&step_marked("dctcp", 10, ""));
     let r = measure(&step_marked("reno", 10, "ecn = true"));
     let plain = measure(&step_marked("reno", 10, "").replace(", queue_params = { ecn_threshold = 20 }", ""));
+    for (name, m) in [("dctcp", &d), ("ecn reno", &r), ("droptail reno", &plain)] {
+        eprintln!("{name}: queue mean {:.1} sd {:.1} max {} utilization {:.4}", m.mean, m.sd, m.max, m.util);
+    }
     assert!(d.sd < 0.7 * r.sd, "queue sd: dctcp {:.1}, ecn reno {:.1}", d.sd, r.sd);
     assert!(d.util > r.util + 0.02, "utilization: dctcp {:.4}, ecn reno {:.4}", d.util, r.util);
     assert!(d.mean < 0.25 * plain.mean, "mean queue: dctcp {:.1}, droptail reno {:.1}", d.mean, plain.mean);

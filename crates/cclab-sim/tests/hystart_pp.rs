@@ -47,10 +47,40 @@ fn run(params: &str) -> (u64, u64, f64, bool) {
 /// from about 2000 to 4000 packets and overflows it.
 #[test]
 fn hystart_pp_leaves_slow_start_before_a_deep_buffer_overflows_where_slow_start_does_not() {
-    let (drops, max_q, _, _) = run("");
+    let (drops, max_q, ssthresh, _) = run("");
+    eprintln!("slow start: {drops} drops, queue up to {max_q}, ssthresh at the end {ssthresh:.0}");
     assert!(drops > 100, "standard slow start overflows the buffer: {drops} drops, queue up to {max_q}");
     let (drops, max_q, ssthresh, done) = run("cc_params = { hystart_pp = 1 }");
+    eprintln!("HyStart++: {drops} drops, queue up to {max_q}, ssthresh at the end {ssthresh:.0}");
     assert_eq!(drops, 0, "HyStart++: no drop (queue up to {max_q})");
     assert!(done && ssthresh.is_finite(), "CSS ran its rounds into congestion avoidance (ssthresh {ssthresh})");
     assert!(max_q < 3333, "queue up to {max_q}");
+}
+
+/// When HyStart++ enters CSS and when it ends, on the same path (printed with
+/// `--nocapture`; docs/algorithms/cubic.md quotes it): CSS begins once the window is past
+/// the pipe and ends five rounds later.
+#[test]
+fn css_begins_past_the_pipe_and_ends_five_rounds_later() {
+    let mut b = Scenario::from_toml(&deep_buffer("cc_params = { hystart_pp = 1 }")).unwrap().build(1).unwrap();
+    let mut changes = Vec::new();
+    let mut last = Phase::SlowStart;
+    for ms in 1..3000 {
+        b.sim.run_until(cclab_sim::units::SimTime::from_millis(ms));
+        let f = &b.sim.flows[0].sender;
+        let c = f.cc.as_any().and_then(|a| a.downcast_ref::<Cubic>()).unwrap();
+        let ph = c.hystart_pp().unwrap().phase();
+        if std::mem::discriminant(&ph) != std::mem::discriminant(&last) {
+            eprintln!("{ms} ms: {ph:?}, cwnd {:.0}", f.cwnd);
+            changes.push((ms, ph, f.cwnd));
+            last = ph;
+        }
+    }
+    // Slow start to CSS once, then to congestion avoidance; CSS grows the window at most
+    // 1.25^5 = 3.05 times (a quarter of slow start's growth per round, 5 rounds).
+    assert_eq!(changes.len(), 2, "{changes:?}");
+    let (css_at, done_at) = (changes[0].2, changes[1].2);
+    assert!(matches!(changes[0].1, Phase::Css { .. }) && changes[1].1 == Phase::Done);
+    assert!(css_at > 333.0, "CSS begins past the pipe (333 packets): {css_at:.0}");
+    assert!(done_at > css_at && done_at < 3.1 * css_at, "{css_at:.0} -> {done_at:.0}");
 }

@@ -47,8 +47,11 @@ data, not code. What ns-3 counts or builds differently is said here and beside t
   alpha reduction too (``TcpDctcp::GetSsThresh``), cclab by default with Reno's halving
   (RFC 8257 section 3.5, Linux): only ``loss_reduction = 1``, ns-3's, is translated. ``alpha_init`` other
   than 1 is refused: ns-3 refuses DctcpAlphaOnInit once the socket has its algorithm,
-  which is before the program can set it. ns-3 enters CWR on an echo and lets PRR bring
-  the window down over a round trip without growth; cclab sets it at once (tcp/ecn.rs).
+  which is before the program can set it. ns-3 enters CWR on an echo and does not grow the
+  window until the ACK passes the data sent before it (with PRR under ``linux`` it also brings
+  the window down over that round trip; with classic recovery at once, as cclab); cclab sets
+  it at once (tcp/ecn.rs) and grows it at once, unless ``cwr_hold = 1``, which is translated
+  as it stands (ns-3 holds either way): docs/algorithms/dctcp.md has the runs that show it.
   ns-3's DCTCP sends its ACKs and SYN ECT; cclab's ACKs are Not-ECT.
 - **Step marking** (``queue_params.ecn_threshold = K`` on a DropTail queue) is a
   RedQueueDisc as ns-3's examples/tcp/dctcp-example.cc sets one up: MinTh = MaxTh, QW = 1,
@@ -96,7 +99,7 @@ CC_PARAMS = {"vegas": ("alpha", "beta", "gamma"),
              "cubic": ("hystart", "beta", "bic_scale", "fast_convergence", "tcp_friendliness"),
              # Linux's BIC, built for `bic` under the linux stack (cc/bic_linux.rs).
              "bic": ("max_increment", "low_window", "beta", "smooth_part", "fast_convergence"),
-             "dctcp": ("g", "alpha_init", "loss_reduction")}
+             "dctcp": ("g", "alpha_init", "loss_reduction", "cwr_hold")}
 #: The flow counters the program prints, in order.
 FLOW_COUNTERS = ("rx_bytes", "retransmitted", "timeouts")
 RETRANSMITS, TIMEOUTS = "retransmitted", "timeouts"

@@ -49,16 +49,20 @@
 //!   `dctcp_ssthresh` had set). `loss_reduction = 1` answers a loss with the alpha
 //!   reduction too, as ns-3.44's `TcpDctcp::GetSsThresh` and Linux before 5.1 do; with few
 //!   marks such a flow barely backs off on a loss.
-//! - **The reduction is at once** (cwnd = ssthresh on the echo, growth continuing as Reno's
-//!   in the window after), as cclab's RFC 3168 ECN does for every algorithm; Linux and ns-3
-//!   enter CWR and let PRR bring cwnd down over the next round trip without growth.
-//!   docs/algorithms/dctcp.md compares.
+//! - **The reduction is at once** (cwnd = ssthresh on the echo), as cclab's RFC 3168 ECN does
+//!   for every algorithm, and by default the window grows as Reno's in the round trip after
+//!   it. Linux and ns-3 enter CWR and do not grow the window until the data sent before the
+//!   reduction is acknowledged (Linux `tcp_cong_control` runs `tcp_cwnd_reduction`, not
+//!   `cong_avoid`, in CWR; ns-3 leaves CA_CWR when the ACK passes `m_recover`);
+//!   `cwr_hold = 1` holds the window so. (Linux and ns-3 with PRR also bring cwnd down over
+//!   that round trip instead of at once; ns-3's classic recovery sets it at once, as here.)
 //!
 //! | parameter | meaning | default | range |
 //! |---|---|---|---|
 //! | `g` | EWMA gain of alpha (Linux `dctcp_shift_g` 4: 1/16) | 0.0625 | (0, 1] |
 //! | `alpha_init` | alpha at the start (Linux `dctcp_alpha_on_init` / 1024) | 1 | [0, 1] |
 //! | `loss_reduction` | 0: a loss halves (RFC 8257 section 3.5, Linux); 1: a loss reduces by alpha (ns-3.44) | 0 | 0 or 1 |
+//! | `cwr_hold` | 1: no growth until the data sent before an echo reduction is acknowledged (Linux's and ns-3's CWR) | 0 | 0 or 1 |
 
 use super::{AckSample, CongestionControl, ParamError, ParamReader, Params, SenderView};
 
@@ -71,11 +75,13 @@ pub struct DctcpConfig {
     pub alpha_init: f64,
     /// A loss reduces by alpha as an echo does (ns-3.44), instead of halving.
     pub loss_by_alpha: bool,
+    /// No growth in the round trip after an echo reduction (Linux's and ns-3's CWR state).
+    pub cwr_hold: bool,
 }
 
 impl Default for DctcpConfig {
     fn default() -> Self {
-        DctcpConfig { g: 1.0 / 16.0, alpha_init: 1.0, loss_by_alpha: false }
+        DctcpConfig { g: 1.0 / 16.0, alpha_init: 1.0, loss_by_alpha: false, cwr_hold: false }
     }
 }
 
@@ -100,11 +106,13 @@ pub struct Dctcp {
     delivered_ce: u64,
     /// Windows ended, alpha updates made.
     windows: u64,
+    /// With `cwr_hold`: snd_nxt at the last echo reduction; no growth until snd_una passes it.
+    cwr_end: Option<u64>,
 }
 
 impl Dctcp {
     pub fn new(cfg: DctcpConfig) -> Self {
-        Dctcp { cfg, alpha: cfg.alpha_init, next_seq: 0, delivered: 0, delivered_ce: 0, windows: 0 }
+        Dctcp { cfg, alpha: cfg.alpha_init, next_seq: 0, delivered: 0, delivered_ce: 0, windows: 0, cwr_end: None }
     }
 
     /// The current estimate of the marked fraction.
@@ -125,6 +133,7 @@ pub fn build(p: &Params) -> Result<Box<dyn CongestionControl>, ParamError> {
         g: r.get("g", d.g, f64::MIN_POSITIVE, 1.0)?,
         alpha_init: r.get("alpha_init", d.alpha_init, 0.0, 1.0)?,
         loss_by_alpha: r.get_flag("loss_reduction", d.loss_by_alpha)?,
+        cwr_hold: r.get_flag("cwr_hold", d.cwr_hold)?,
     };
     r.finish()?;
     Ok(Box::new(Dctcp::new(cfg)))
@@ -146,10 +155,18 @@ impl CongestionControl for Dctcp {
     }
 
     fn ecn_ssthresh(&mut self, v: &SenderView) -> f64 {
+        if self.cfg.cwr_hold {
+            self.cwr_end = Some(v.snd_nxt);
+        }
         reduced_window(v.cwnd, self.alpha)
     }
 
     fn cong_avoid(&mut self, v: &SenderView, acked: u32) -> f64 {
+        // Linux's and ns-3's CWR: the window stays until the ACK passes snd_nxt at the cut.
+        if self.cwr_end.is_some_and(|e| v.snd_una <= e) {
+            return v.cwnd;
+        }
+        self.cwr_end = None;
         super::slow_start_then_increase(v, acked, || 1.0)
     }
 
@@ -184,6 +201,7 @@ impl CongestionControl for Dctcp {
             ("g", self.cfg.g),
             ("alpha_init", self.cfg.alpha_init),
             ("loss_reduction", if self.cfg.loss_by_alpha { 1.0 } else { 0.0 }),
+            ("cwr_hold", if self.cfg.cwr_hold { 1.0 } else { 0.0 }),
         ]
     }
 }
@@ -263,12 +281,27 @@ mod tests {
     }
 
     #[test]
+    fn with_cwr_hold_the_window_stays_until_the_data_sent_before_the_cut_is_acknowledged() {
+        let mut d = Dctcp::new(DctcpConfig { alpha_init: 0.5, cwr_hold: true, ..DctcpConfig::default() });
+        let v = |cwnd: f64, una: u64| SenderView { snd_una: una, snd_nxt: 140, ..view(cwnd, 60.0) };
+        // Cut at snd_nxt 100: 80 (1 - 0.25) = 60.
+        assert_eq!(d.ecn_ssthresh(&SenderView { snd_nxt: 100, ..v(80.0, 40) }), 60.0);
+        assert_eq!(d.cong_avoid(&v(60.0, 50), 1), 60.0);
+        assert_eq!(d.cong_avoid(&v(60.0, 100), 1), 60.0, "the ACK of 99 is still in CWR");
+        assert!((d.cong_avoid(&v(60.0, 101), 1) - (60.0 + 1.0 / 60.0)).abs() < 1e-12);
+        let mut free = Dctcp::new(DctcpConfig { alpha_init: 0.5, ..DctcpConfig::default() });
+        free.ecn_ssthresh(&SenderView { snd_nxt: 100, ..v(80.0, 40) });
+        assert!(free.cong_avoid(&v(60.0, 50), 1) > 60.0, "cclab's default grows at once");
+    }
+
+    #[test]
     fn parameters_outside_their_ranges_are_refused_by_name() {
         let p = |k: &str, v: f64| -> Params { [(k.to_string(), v)].into_iter().collect() };
         assert_eq!(build(&p("g", 0.0)).err().unwrap().param, "g");
         assert_eq!(build(&p("g", 1.5)).err().unwrap().param, "g");
         assert_eq!(build(&p("alpha_init", -0.1)).err().unwrap().param, "alpha_init");
         assert_eq!(build(&p("loss_reduction", 2.0)).err().unwrap().param, "loss_reduction");
+        assert_eq!(build(&p("cwr_hold", 0.5)).err().unwrap().param, "cwr_hold");
         assert!(build(&p("g", 1.0)).is_ok());
         assert!(build(&Params::new()).unwrap().needs_ecn());
     }
