@@ -45,14 +45,16 @@ data, not code. What ns-3 counts or builds differently is said here and beside t
 - **DCTCP** (``cc = "dctcp"``) is ns-3's TcpDctcp (DctcpShiftG = g, UseEct0, ECN on both
   ends; its receiver runs ns-3's own CE state machine). ns-3.44 answers a loss with the
   alpha reduction too (``TcpDctcp::GetSsThresh``), cclab by default with Reno's halving
-  (RFC 8257 section 3.5, Linux): only ``loss_reduction = 1``, ns-3's, is translated. ``alpha_init`` other
-  than 1 is refused: ns-3 refuses DctcpAlphaOnInit once the socket has its algorithm,
-  which is before the program can set it. ns-3 enters CWR on an echo and does not grow the
-  window until the ACK passes the data sent before it (with PRR under ``linux`` it also brings
-  the window down over that round trip; with classic recovery at once, as cclab); cclab sets
-  it at once (tcp/ecn.rs) and grows it at once, unless ``cwr_hold = 1``, which is translated
-  as it stands (ns-3 holds either way): docs/algorithms/dctcp.md has the runs that show it.
-  ns-3's DCTCP sends its ACKs and SYN ECT; cclab's ACKs are Not-ECT.
+  (RFC 8257 section 3.5, Linux): only ``loss_reduction = 1``, ns-3's, is translated.
+  ``alpha_init`` other than 1 is refused: ns-3 refuses DctcpAlphaOnInit once the socket has
+  its algorithm, which is before the program can set it. ns-3's ``GetSsThresh`` has no floor
+  of 2 segments (Linux and cclab have one): two echoes at the start take a window of 2 to
+  half a segment, and that flow waits for its retransmission timeout. ns-3 enters CWR on an
+  echo and does not grow the window until the ACK passes the data sent before it (with PRR
+  under ``linux`` it also brings the window down over that round trip; with classic
+  recovery at once, as cclab); cclab's DCTCP holds it so too (``cwr_hold = 1``, the
+  default); ``cwr_hold = 0`` is translated as it stands (ns-3 holds either way). ns-3's
+  DCTCP sends its ACKs and SYN ECT; cclab's ACKs are Not-ECT.
 - **Step marking** (``queue_params.ecn_threshold = K`` on a DropTail queue) is a
   RedQueueDisc as ns-3's examples/tcp/dctcp-example.cc sets one up: MinTh = MaxTh, QW = 1,
   UseEcn, UseHardDrop false, Gentle false, so an arrival is marked when the disc holds at

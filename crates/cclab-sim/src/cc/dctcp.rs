@@ -49,20 +49,21 @@
 //!   `dctcp_ssthresh` had set). `loss_reduction = 1` answers a loss with the alpha
 //!   reduction too, as ns-3.44's `TcpDctcp::GetSsThresh` and Linux before 5.1 do; with few
 //!   marks such a flow barely backs off on a loss.
-//! - **The reduction is at once** (cwnd = ssthresh on the echo), as cclab's RFC 3168 ECN does
-//!   for every algorithm, and by default the window grows as Reno's in the round trip after
-//!   it. Linux and ns-3 enter CWR and do not grow the window until the data sent before the
-//!   reduction is acknowledged (Linux `tcp_cong_control` runs `tcp_cwnd_reduction`, not
-//!   `cong_avoid`, in CWR; ns-3 leaves CA_CWR when the ACK passes `m_recover`);
-//!   `cwr_hold = 1` holds the window so. (Linux and ns-3 with PRR also bring cwnd down over
-//!   that round trip instead of at once; ns-3's classic recovery sets it at once, as here.)
+//! - **The window holds in CWR** (`cwr_hold = 1`): after an echo reduction it does not grow
+//!   until the data sent before the reduction is acknowledged, as the sender's CWR state
+//!   does in Linux (`tcp_cong_control` runs `tcp_cwnd_reduction`, not `cong_avoid`) and in
+//!   ns-3 (it leaves CA_CWR when the ACK passes `m_recover`). `cwr_hold = 0` grows it at
+//!   once, as cclab's RFC 3168 ECN does for the other algorithms; against ns-3 that leaves
+//!   the queue of ten flows 15 % higher (docs/algorithms/dctcp.md). The reduction itself is
+//!   at once (cwnd = ssthresh on the echo), as for every ECN flow here and in ns-3 with
+//!   classic recovery; Linux, and ns-3 with PRR, spread it over that round trip.
 //!
 //! | parameter | meaning | default | range |
 //! |---|---|---|---|
 //! | `g` | EWMA gain of alpha (Linux `dctcp_shift_g` 4: 1/16) | 0.0625 | (0, 1] |
 //! | `alpha_init` | alpha at the start (Linux `dctcp_alpha_on_init` / 1024) | 1 | [0, 1] |
 //! | `loss_reduction` | 0: a loss halves (RFC 8257 section 3.5, Linux); 1: a loss reduces by alpha (ns-3.44) | 0 | 0 or 1 |
-//! | `cwr_hold` | 1: no growth until the data sent before an echo reduction is acknowledged (Linux's and ns-3's CWR) | 0 | 0 or 1 |
+//! | `cwr_hold` | 1: no growth until the data sent before an echo reduction is acknowledged (Linux's and ns-3's CWR); 0: grow at once | 1 | 0 or 1 |
 
 use super::{AckSample, CongestionControl, ParamError, ParamReader, Params, SenderView};
 
@@ -81,7 +82,7 @@ pub struct DctcpConfig {
 
 impl Default for DctcpConfig {
     fn default() -> Self {
-        DctcpConfig { g: 1.0 / 16.0, alpha_init: 1.0, loss_by_alpha: false, cwr_hold: false }
+        DctcpConfig { g: 1.0 / 16.0, alpha_init: 1.0, loss_by_alpha: false, cwr_hold: true }
     }
 }
 
@@ -282,16 +283,16 @@ mod tests {
 
     #[test]
     fn with_cwr_hold_the_window_stays_until_the_data_sent_before_the_cut_is_acknowledged() {
-        let mut d = Dctcp::new(DctcpConfig { alpha_init: 0.5, cwr_hold: true, ..DctcpConfig::default() });
+        let mut d = Dctcp::new(DctcpConfig { alpha_init: 0.5, ..DctcpConfig::default() });
         let v = |cwnd: f64, una: u64| SenderView { snd_una: una, snd_nxt: 140, ..view(cwnd, 60.0) };
         // Cut at snd_nxt 100: 80 (1 - 0.25) = 60.
         assert_eq!(d.ecn_ssthresh(&SenderView { snd_nxt: 100, ..v(80.0, 40) }), 60.0);
         assert_eq!(d.cong_avoid(&v(60.0, 50), 1), 60.0);
         assert_eq!(d.cong_avoid(&v(60.0, 100), 1), 60.0, "the ACK of 99 is still in CWR");
         assert!((d.cong_avoid(&v(60.0, 101), 1) - (60.0 + 1.0 / 60.0)).abs() < 1e-12);
-        let mut free = Dctcp::new(DctcpConfig { alpha_init: 0.5, ..DctcpConfig::default() });
+        let mut free = Dctcp::new(DctcpConfig { alpha_init: 0.5, cwr_hold: false, ..DctcpConfig::default() });
         free.ecn_ssthresh(&SenderView { snd_nxt: 100, ..v(80.0, 40) });
-        assert!(free.cong_avoid(&v(60.0, 50), 1) > 60.0, "cclab's default grows at once");
+        assert!(free.cong_avoid(&v(60.0, 50), 1) > 60.0, "cwr_hold = 0 grows at once");
     }
 
     #[test]
