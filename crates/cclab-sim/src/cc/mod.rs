@@ -343,12 +343,6 @@ pub static BUILTIN: &[Entry<Builder>] = &[
         build: cubic_linux::build,
     },
     Entry {
-        name: "dctcp",
-        summary: "DCTCP (RFC 8257; Alizadeh et al. 2010): cwnd x (1 - alpha/2) once per window of ECN echoes, alpha the EWMA of the marked fraction",
-        params: Schema::Read,
-        build: dctcp::build,
-    },
-    Entry {
         name: "vegas",
         summary: "TCP Vegas (Brakmo, O'Malley, Peterson 1994): keep alpha..beta packets queued, +-1 packet per RTT",
         params: Schema::Read,
@@ -437,6 +431,12 @@ pub static BUILTIN: &[Entry<Builder>] = &[
         summary: "Kyushu-TCP add-on (Yoshimizu et al. 2010), alone on HighSpeed; \"<name>+ktcp\" wraps any algorithm: hold at 0.9 x the loss window for T_c^2 windows",
         params: Schema::Read,
         build: ktcp::build,
+    },
+    Entry {
+        name: "dctcp",
+        summary: "DCTCP (RFC 8257; Alizadeh et al. 2010): cwnd x (1 - alpha/2) once per window of ECN echoes, alpha the EWMA of the marked fraction",
+        params: Schema::Read,
+        build: dctcp::build,
     },
 ];
 

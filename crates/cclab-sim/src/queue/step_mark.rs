@@ -33,7 +33,7 @@
 
 use super::{DropCause, EnqueueContext, QueueDisc};
 use crate::packet::{Packet, CE, ECT};
-use crate::registry::{ParamError, ParamSpec, Params};
+use crate::registry::{ParamError, Params};
 use crate::units::SimTime;
 
 /// The threshold K.
@@ -42,12 +42,6 @@ pub enum Threshold {
     Packets(u64),
     Bytes(u64),
 }
-
-/// The parameters every queue accepts for step marking (read by [`split`]).
-pub static PARAMS: &[ParamSpec] = &[
-    ParamSpec::new("ecn_threshold", "number", "packets", "(off)", "[0, 1e9]: mark ECT arrivals CE at >= K waiting"),
-    ParamSpec::new("ecn_threshold_bytes", "number", "bytes", "(off)", "[0, 1e15]: as ecn_threshold, K in bytes"),
-];
 
 /// Takes the step-marking parameters out of a queue's parameters: the threshold, if one is
 /// set, and the parameters left for the discipline.
