@@ -88,6 +88,11 @@ impl StepMark {
         StepMark { inner, k, marks: 0 }
     }
 
+    /// Whether an arrival is marked: ECN-capable, not yet marked, K or more waiting.
+    fn marks_arrival(&self, pkt: &Packet) -> bool {
+        pkt.flags & ECT != 0 && pkt.flags & CE == 0 && self.at_or_above_k()
+    }
+
     fn at_or_above_k(&self) -> bool {
         match self.k {
             Threshold::Packets(k) => self.inner.len_pkts() as u64 >= k,
@@ -98,7 +103,7 @@ impl StepMark {
 
 impl QueueDisc for StepMark {
     fn enqueue(&mut self, mut pkt: Packet, ctx: &EnqueueContext) -> Result<(), (Packet, DropCause)> {
-        if pkt.flags & ECT != 0 && pkt.flags & CE == 0 && self.at_or_above_k() {
+        if self.marks_arrival(&pkt) {
             pkt.flags |= CE;
             self.marks += 1;
         }
@@ -107,6 +112,12 @@ impl QueueDisc for StepMark {
 
     fn dequeue(&mut self, now: SimTime) -> Option<Packet> {
         self.inner.dequeue(now)
+    }
+
+    /// An idle queue holds nothing, so only K = 0 marks such an arrival: then it must take
+    /// the round trip through `enqueue`; otherwise as the wrapped discipline says.
+    fn passes_when_idle(&self, pkt: &Packet) -> bool {
+        !self.marks_arrival(pkt) && self.inner.passes_when_idle(pkt)
     }
 
     fn dequeue_or_drop(&mut self, now: SimTime, dropped: &mut Vec<(Packet, DropCause)>) -> Option<Packet> {
@@ -179,6 +190,15 @@ mod tests {
             q.dequeue(SimTime::ZERO);
         }
         assert!(!marked(&mut q, ect(1500)), "2 waiting < 3");
+    }
+
+    #[test]
+    fn an_idle_queue_passes_arrivals_through_unless_k_is_0() {
+        let q = StepMark::new(Box::new(DropTail::new(Capacity::Packets(10))), Threshold::Packets(1));
+        assert!(q.passes_when_idle(&ect(1500)));
+        let zero = StepMark::new(Box::new(DropTail::new(Capacity::Packets(10))), Threshold::Packets(0));
+        assert!(!zero.passes_when_idle(&ect(1500)), "K = 0 marks every ECT arrival");
+        assert!(zero.passes_when_idle(&test_packet(1500)), "a Not-ECT one is not marked");
     }
 
     #[test]
