@@ -279,17 +279,23 @@ MATRIX = sorted((Path(__file__).resolve().parents[1] / "scenarios" / "crosscheck
 #: its Vegas recovers only as Reno; the rest must translate.
 NS3_ONLY = {"23-cubic-one", "24-cubic-four", "25-scalable-one", "26-bic-one", "27-cubic-ten-red",
             "28-cubic-vs-newreno", "29-vegas-one-sack"}
+#: Matrix scenarios with ECN step marking, which the ns-2 translation refuses (not translated yet).
+NS3_ONLY_STEP = {"50-dctcp-two", "51-dctcp-ten", "52-dctcp-rtt-mix", "53-dctcp-ten-delack", "54-newreno-ecn-ten-step"}
 
 
 @pytest.mark.parametrize("path", MATRIX, ids=[p.stem for p in MATRIX])
 def test_every_matrix_scenario_translates_for_each_profile(path):
     from cclab.crosscheck.matrix import with_stack
 
-    assert len(MATRIX) - len(NS3_ONLY) >= 20
+    assert len(MATRIX) - len(NS3_ONLY) - len(NS3_ONLY_STEP) >= 20
     base = cclab.load_scenario(path)
     for stack in ("ns2", "cclab"):
         if path.stem in NS3_ONLY:
             with pytest.raises(CrosscheckError, match=r"^flows\[0\]\.(cc|recovery): "):
+                tcl(with_stack(base, stack))
+            continue
+        if path.stem in NS3_ONLY_STEP:
+            with pytest.raises(CrosscheckError, match=r"^link bottleneck: queue_params\.ecn_threshold: "):
                 tcl(with_stack(base, stack))
             continue
         text = tcl(with_stack(base, stack))
@@ -304,7 +310,7 @@ def test_each_evidence_run_is_its_matrix_scenario_with_the_one_change_it_names(p
     # docs/fidelity.md quotes these as "the matrix scenario with one thing changed": the file
     # must say which scenario, translate, and differ from it only in the name, the changed
     # setting and (for the no-loss runs) the span.
-    stem = re.match(r"^(\d+b?-[a-z0-9-]+?)-(no-startup-loss|overhead|ack-every-segment|per-ack|handshake|long|dupthresh|no-fast-convergence|no-hystart|spread)$",
+    stem = re.match(r"^(\d+b?-[a-z0-9-]+?)-(no-startup-loss|overhead|ack-every-segment|per-ack|handshake|long|dupthresh|no-fast-convergence|no-hystart|spread|init10|dctcp-alpha1|dctcp-alpha1-no-hold)$",
                     path.stem)
     assert stem, path.stem
     # The matrix scenario, or another evidence run (one more change on top of it).
@@ -317,13 +323,17 @@ def test_each_evidence_run_is_its_matrix_scenario_with_the_one_change_it_names(p
                "ack-every-segment": {"delayed_ack"}, "per-ack": {"ack_counting"},
                "handshake": {"handshake"}, "long": set(), "dupthresh": {"loss_detection"},
                "no-fast-convergence": {"cc_params"}, "no-hystart": {"cc_params"},
-               "spread": {"start_spread"}}[stem.group(2)]
+               "spread": {"start_spread"}, "init10": {"init_cwnd"},
+               # The flows' algorithm, with its parameters (54: DCTCP with alpha held at 1).
+               "dctcp-alpha1": {"cc", "cc_params"}, "dctcp-alpha1-no-hold": {"cc", "cc_params"}}[stem.group(2)]
     assert len(changed["flows"]) == len(base["flows"])
     added = set()
     for g, b in zip(changed["flows"], base["flows"]):
         # A change may concern some groups only (28's NewReno flows, not its CUBIC ones).
-        assert set(g) - set(b) <= allowed and all(g[k] == b[k] for k in b), (g, b)
-        added |= set(g) - set(b)
+        # The named setting is added, or (the algorithm) given another value; nothing else moves.
+        moved = {k for k in g if k not in b or g[k] != b[k]}
+        assert moved <= allowed and all(k in g for k in b), (g, b)
+        added |= moved
     assert added == allowed
     assert changed["topology"] == base["topology"]
     assert changed["name"] == path.stem
