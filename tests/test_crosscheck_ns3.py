@@ -214,6 +214,40 @@ def test_ecn_is_classic_ecn_on_both_ends_and_marking_red():
     assert "tcp.UseEcn" not in plain and "qd.UseEcn=false" in plain and "UseHardDrop" not in plain
 
 
+def test_dctcp_is_ns3s_tcp_dctcp_on_red_set_up_as_a_step_marker_one_below_k():
+    sc = scenario({"queue_params": {"ecn_threshold": 20}}, cc="dctcp", recovery="sack",
+                  cc_params={"loss_reduction": 1, "g": 0.125})
+    assert refusal(sc, "ns3") is None
+    t = text(sc)
+    f = record(t, "flow", 0)
+    assert f["cc"] == "ns3::TcpDctcp" and f["cc.DctcpShiftG"] == "0.125" and f["tcp.UseEcn"] == "On"
+    bn = next(line for line in t.splitlines() if line.startswith("link ") and "queue=red" in line)
+    # ns-3's disc holds one packet less than cclab's queue (one is staged in the device).
+    for a in ("red.MinTh=19.0", "red.MaxTh=19.0", "red.QW=1.0", "red.UseEcn=true", "red.UseHardDrop=false",
+              "red.Gentle=false", "limit=29"):
+        assert a in bn.split(), a
+
+
+@pytest.mark.parametrize("change, field", [
+    ({"cc": "dctcp", "recovery": "sack"}, "flows[0].cc_params.loss_reduction"),
+    ({"cc": "dctcp", "recovery": "sack", "cc_params": {"loss_reduction": 1, "alpha_init": 0.5}},
+     "flows[0].cc_params.alpha_init"),
+    ({"cc": "cubic", "stack": "cclab", "cc_params": {"hystart_pp": 1}}, "flows[0].cc_params.hystart_pp"),
+    ({"queue": {"queue_params": {"ecn_threshold": 20}}}, "flows[0].ecn"),
+    ({"queue": {"queue_params": {"ecn_threshold": 2}}, "ecn": True}, "link bottleneck: queue_params.ecn_threshold"),
+    ({"queue": {"queue_params": {"ecn_threshold_bytes": 30000}}, "ecn": True},
+     "link bottleneck: queue_params.ecn_threshold_bytes"),
+    ({"queue": {"queue": "red", "queue_params": {"ecn_threshold": 20}}, "ecn": True},
+     "link bottleneck: queue_params.ecn_threshold"),
+])
+def test_what_dctcp_and_step_marking_cannot_map_is_refused(change, field):
+    q = change.pop("queue", None)
+    with pytest.raises(CrosscheckError) as e:
+        text(scenario(q, **change))
+    assert e.value.field == field
+    assert "accepted:" in str(e.value) and "\n" not in str(e.value)
+
+
 @pytest.mark.parametrize("change, field", [
     ({"recovery": "reno"}, "flows[0].recovery"),
     ({"cc": "westwood"}, "flows[0].cc"),

@@ -12,7 +12,7 @@ from cclab.cli import app
 
 BUILT_INS = {
     "cc": ["reno", "newreno", "highspeed", "scalable", "bic", "bic-linux", "cubic", "cubic-linux", "vegas", "vegas-ns2", "fast", "westwood",
-           "cr", "ci", "htcp", "xcp", "tcp-gt", "hrf", "w+cr+reno", "w+cr+cr", "ubr", "ghstcp", "ktcp", "bbr"],
+           "cr", "ci", "htcp", "xcp", "tcp-gt", "hrf", "w+cr+reno", "w+cr+cr", "ubr", "ghstcp", "ktcp", "bbr", "dctcp"],
     "add-on": ["ktcp"],
     "queue": ["droptail", "red", "ared", "gared", "xcp", "codel", "fq_codel", "pie"],
     "topology": ["dumbbell", "graph"],

@@ -57,7 +57,8 @@ impl Clock {
     /// Returns the window before it.
     fn ack(&mut self) -> f64 {
         let v = self.view();
-        let s = AckSample { acked: 1, rtt: Some(self.rtt), rcv_tsval: self.now, cc_echo: CcHeader::default() };
+        let s =
+            AckSample { acked: 1, rtt: Some(self.rtt), rcv_tsval: self.now, cc_echo: CcHeader::default(), ece: false };
         self.cc.pkts_acked(&v, &s);
         let before = self.cwnd;
         self.cwnd = self.cc.cong_avoid(&v, 1);

@@ -88,6 +88,10 @@ def _agent(f: Mapping[str, Any], field: str) -> tuple[str, str, List[str]]:
 def _queue(link: Mapping[str, Any]) -> tuple[str, int, List[str]]:
     """ns-2's queue class, its limit and its settings for a cclab link."""
     q, cap, p = packet_queue(link)
+    for k in ("ecn_threshold", "ecn_threshold_bytes"):
+        if k in p:
+            raise CrosscheckError(f"link {link['name']}: queue_params.{k}", p[k],
+                                  "no step marking (not translated to ns-2 yet)")
     field = f"link {link['name']}: queue"
     if q["kind"] == "droptail":
         limit = 1_000_000_000 if cap is None else cap + 1 - int(p.get("count_in_service", 0))

@@ -38,6 +38,27 @@ data, not code. What ns-3 counts or builds differently is said here and beside t
   ns-3's link carries the lost packets too).
 - **UDP.** A UDP source is an OnOffApplication (ns3_udp.h) whose payload and rate keep cclab's
   packet size and rate on the wire (``UDP_HEADERS``); constant, or exponential on and off periods.
+- **DCTCP** (``cc = "dctcp"``) is ns-3's TcpDctcp (DctcpShiftG = g, UseEct0, ECN on both
+  ends; its receiver runs ns-3's own CE state machine). ns-3.44 answers a loss with the
+  alpha reduction too (``TcpDctcp::GetSsThresh``), cclab by default with Reno's halving
+  (RFC 8257 section 3.5, Linux): only ``loss_reduction = 1``, ns-3's, is translated.
+  ``alpha_init`` other than 1 is refused: ns-3 refuses DctcpAlphaOnInit once the socket has
+  its algorithm, which is before the program can set it. ns-3's ``GetSsThresh`` has no floor
+  of 2 segments (Linux and cclab have one): two echoes at the start take a window of 2 to
+  half a segment, and that flow waits for its retransmission timeout. ns-3 enters CWR on an
+  echo and does not grow the window until the ACK passes the data sent before it (with PRR
+  under ``linux`` it also brings the window down over that round trip; with classic
+  recovery at once, as cclab); cclab's DCTCP holds it so too (``cwr_hold = 1``, the
+  default); ``cwr_hold = 0`` is translated as it stands (ns-3 holds either way). ns-3's
+  DCTCP sends its ACKs and SYN ECT; cclab's ACKs are Not-ECT.
+- **Step marking** (``queue_params.ecn_threshold = K`` on a DropTail queue) is a
+  RedQueueDisc as ns-3's examples/tcp/dctcp-example.cc sets one up: MinTh = MaxTh, QW = 1,
+  UseEcn, UseHardDrop false, Gentle false, so an arrival is marked when the disc holds at
+  least MinTh. The disc holds one packet less than cclab's queue while the link is busy
+  (one is staged in the device, see Queues), so MinTh = MaxTh = K - 1. ns-3's RED marks
+  only when the disc holds more than one packet (K of at least 3) and drops what it cannot
+  mark where cclab's marker passes Not-ECT packets unmarked: every flow through the link
+  must run ECN. Byte thresholds and thresholds on other disciplines are refused.
 - **Not mapped, left at ns-3's:** the RTO's upper bound (60 s in ``ReTxTimeout``), clock
   granularity 1 ms (cclab's too). Limited transmit follows the profile (cclab: off).
 - **Not in ns-3:** the ``linux`` profile's quick-ACK mode (its first ``quickacks`` segments
@@ -78,7 +99,8 @@ CC_PARAMS = {"vegas": ("alpha", "beta", "gamma"),
              "bic": ("max_increment", "low_window", "beta", "smooth_part", "fast_convergence"),
              # TcpBbr's attributes (_bbr); tso_segs 1 is its fixed send quantum of one segment.
              # (ns-3 has no policer detection: lt_bw 0 is its behaviour, 1 a documented departure).
-             "bbr": ("bw_rtts", "min_rtt_win_sec", "probe_rtt_mode_ms", "tso_segs", "lt_bw")}
+             "bbr": ("bw_rtts", "min_rtt_win_sec", "probe_rtt_mode_ms", "tso_segs", "lt_bw"),
+             "dctcp": ("g", "alpha_init", "loss_reduction", "cwr_hold")}
 #: The flow counters the program prints, in order.
 FLOW_COUNTERS = ("rx_bytes", "retransmitted", "timeouts")
 RETRANSMITS, TIMEOUTS = "retransmitted", "timeouts"
@@ -108,6 +130,8 @@ CC = {
     # m_pacing), so no TcpSocketState attribute is needed; its random first gain phase comes
     # from its own stream (attribute Stream), not from cclab's seed.
     "bbr": ("ns3::TcpBbr", {}),
+    # RFC 8257 over Linux's Reno (TcpLinuxReno); g per flow (_flow), alpha starts at 1.
+    "dctcp": ("ns3::TcpDctcp", {"UseEct0": "true"}),
 }
 #: ns-3's TcpCubic HyStart attributes at Linux's values (net/ipv4/tcp_cubic.c), for a flow with
 #: hystart = 1. ns-3.44 samples for HyStart after 10 ms of an epoch (CubicDelta), Linux after 1 s
@@ -320,7 +344,17 @@ def _flow(net: Mapping[str, Any], f: Mapping[str, Any], field: str) -> List[str]
                 raise CrosscheckError(f"{field}.cc_params.{name}", v, "a whole number of packets (ns-3's TcpVegas)")
             cc_attrs[name.capitalize()] = str(int(v))
     if f["cc"] == "cubic":
+        if f["cc_params"].get("hystart_pp", 0):
+            raise CrosscheckError(f"{field}.cc_params.hystart_pp", 1, "0 (ns-3.44's TcpCubic has no HyStart++)")
         cc_attrs.update(_hystart(net, f))
+    if f["cc"] == "dctcp":
+        if f["cc_params"]["alpha_init"] != 1:
+            raise CrosscheckError(f"{field}.cc_params.alpha_init", f["cc_params"]["alpha_init"],
+                                  "1 (ns-3 takes DctcpAlphaOnInit only before the socket has its algorithm)")
+        if f["cc_params"]["loss_reduction"] != 1:
+            raise CrosscheckError(f"{field}.cc_params.loss_reduction", f["cc_params"]["loss_reduction"],
+                                  "1 (ns-3.44's TcpDctcp answers a loss with the alpha reduction too)")
+        cc_attrs["DctcpShiftG"] = _fmt(f["cc_params"]["g"])
     if f["cc_built"] == "bic-linux":
         cc_attrs = _bic_linux(f["cc_params"])
     if f["cc_built"] == "cubic-linux":
@@ -366,12 +400,18 @@ def script(net: Mapping[str, Any], duration: float, warmup: float, seed: int) ->
     mtu = max([1500] + [int(f["packet_size"]) for f in net["flows"]])
     out = ["ns3-crosscheck 1",
            f"run seed={seed} duration={_fmt(duration)} warmup={_fmt(warmup)} nodes={net['nodes']} mtu={mtu}"]
+    groups = list(dict.fromkeys(f["group"] for f in net["flows"]))
     for i, l in enumerate(net["links"]):
         kind, limit, attrs = ns3_queues.queue(l, mtu, seed)
+        if l["queue"] and "ecn_threshold" in l["queue"]["params"]:
+            for f in net["flows"]:
+                if i in f["path_data"] and not f["ecn"]:
+                    raise CrosscheckError(f"flows[{groups.index(f['group'])}].ecn", "false",
+                                          f"true: ns-3's step marker on link {l['name']} drops the packets it "
+                                          "cannot mark, cclab's passes them")
         out.append(f"link id={i} from={l['from']} to={l['to']} rate={int(l['rate_bps'])} delay={_fmt(l['delay_s'])} "
                    f"loss={_fmt(l['loss'] or 0.0)} queue={kind} limit={limit} monitor={int(i in watched)}"
                    + "".join(f" qd.{a}" for a in attrs))
-    groups = list(dict.fromkeys(f["group"] for f in net["flows"]))
     for i, f in enumerate(net["flows"]):
         out.append(f"flow id={i} " + " ".join(_flow(net, f, f"flows[{groups.index(f['group'])}]")))
     out += [f"udp id={i} " + " ".join(_udp(u, f"udp[{i}]")) for i, u in enumerate(net["udp"])]

@@ -32,6 +32,8 @@ ns-3 queue disc are IP packets, 2 bytes (PPP) shorter than cclab's packets on th
   from the fattest flow leaves its CoDel count alone (Linux and cclab add the packets dropped);
   a new flow found empty always moves to the old list (Linux and cclab only when that is not
   empty).
+- **Step marking** (``ecn_threshold`` K on droptail): a RedQueueDisc as ns-3's DCTCP example
+  sets one up (``_step_marker``; ns3.py's module text says what differs).
 - **PIE**: PieQueueDisc with QueueDelayReference, Tupdate, A, B, MaxBurstAllowance, UseEcn,
   MarkEcnThreshold, UseDerandomization, UseDequeueRateEstimator and UseCapDropAdjustment.
   Left at ns-3's: its burst allowance (armed on the first arrival, the drop probability held at
@@ -137,6 +139,24 @@ def _pie(link: Mapping[str, Any], p: Mapping[str, float], ctx: Mapping[str, Any]
             f"UseCapDropAdjustment={_bool(p['cap_drop_adjustment'])}", f"MeanPktSize={int(p['mean_pktsize'])}"]
 
 
+def _step_marker(link: Mapping[str, Any], cap: Optional[int], in_service: int, k: float) -> Tuple[str, int, List[str]]:
+    """DropTail with ECN step marking at ``k`` as ns-3's RED step marker (dctcp-example.cc):
+    MinTh = MaxTh, QW 1, UseEcn, no hard drop, not gentle, so an arrival is marked when the disc
+    holds at least MinTh; the disc holds one packet less than cclab's queue while the link is
+    busy (one is staged in the device), so MinTh = MaxTh = K - 1."""
+    field = f"link {link['name']}: queue_params.ecn_threshold"
+    if k < 3:
+        raise CrosscheckError(field, k, "at least 3 packets (ns-3's RED marks only with 2 or more in the disc)")
+    if cap is not None and cap - in_service < 2:
+        raise CrosscheckError(f"link {link['name']}: buffer", f"{cap}pkts",
+                              f"at least {2 + in_service} packets (one is staged in the device)")
+    th = _fmt(k - 1)
+    attrs = ["ARED=false", "Ns1Compat=false", "UseEcn=true", "UseHardDrop=false", "Gentle=false", "Wait=false",
+             f"MinTh={th}", f"MaxTh={th}", "QW=1.0", "LInterm=1.0", "AdaptMaxP=false",
+             f"LinkBandwidth={int(link['rate_bps'])}bps", f"LinkDelay={_fmt(link['delay_s'])}s"]
+    return "ns3::RedQueueDisc", UNLIMITED if cap is None else cap - in_service - 1, attrs
+
+
 #: cclab queue kind: (ns-3 TypeId, attribute function) for the queue discs.
 DISCS: Dict[str, Tuple[str, Callable[[Mapping[str, Any], Mapping[str, float], Mapping[str, Any]], List[str]]]] = {
     "red": ("ns3::RedQueueDisc", lambda link, p, ctx: _red(link, "red", p)),
@@ -151,8 +171,16 @@ def queue(link: Mapping[str, Any], mtu: int, seed: int) -> Tuple[str, int, List[
     """The link's queue for the program: ``droptail`` or a queue disc's TypeId, its MaxSize in
     packets, and the disc's attributes (``Attr=V``). ``mtu``: the run's; ``seed``: the run's."""
     q, cap, p = packet_queue(link)
+    if "ecn_threshold_bytes" in p:
+        raise CrosscheckError(f"link {link['name']}: queue_params.ecn_threshold_bytes", p["ecn_threshold_bytes"],
+                              "a threshold in packets (ecn_threshold; ns-3's RED step marker runs in packets here)")
+    if "ecn_threshold" in p and q["kind"] != "droptail":
+        raise CrosscheckError(f"link {link['name']}: queue_params.ecn_threshold", p["ecn_threshold"],
+                              "step marking on droptail only (ns-3's step marker is a RED queue of its own)")
     if q["kind"] == "droptail":
         in_service = int(p.get("count_in_service", 0))
+        if "ecn_threshold" in p:
+            return _step_marker(link, cap, in_service, p["ecn_threshold"])
         if cap is None:
             return "droptail", UNLIMITED, []
         if cap - in_service < 1:

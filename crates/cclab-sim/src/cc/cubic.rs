@@ -40,6 +40,11 @@
 //!   the `linux` stack profile's default: slow start ends (ssthresh = cwnd) when the
 //!   round's ACK train or its RTT says the pipe is full. Off by default: slow start is
 //!   then RFC 5681's, as in `reno`.
+//! - **HyStart++** (cc/hystart_pp.rs, RFC 9406) with `hystart_pp = 1`: when a round's
+//!   minimum RTT rises, slow start goes on at a quarter of its pace (Conservative Slow
+//!   Start) for up to 5 rounds before congestion avoidance, and back to full pace if the
+//!   RTT falls again. Off by default and under every stack profile: Linux's tcp_cubic.c
+//!   runs HyStart, not HyStart++. Not with `hystart = 1`.
 //! - **Variant 1 (2008)**: `C = 0.4`, `beta = 0.8` (the paper's decrease
 //!   factor 0.2), so `alpha_cubic = 1/3`, kept constant: RFC 9438's switch of
 //!   `alpha_cubic` to 1 is newer than the paper, RFC 8312 and the Linux code
@@ -56,8 +61,10 @@
 //! | `fast_convergence` | 1: on, 0: off | 1 | 0 or 1 |
 //! | `reno_friendly` | 1: use the Reno-friendly region W_est, 0: pure cubic | 1 | 0 or 1 |
 //! | `hystart` | 1: HyStart ends slow start (Linux's), 0: off | 0 (`linux` stack: 1) | 0 or 1 |
+//! | `hystart_pp` | 1: HyStart++ (RFC 9406), 0: off | 0 | 0 or 1 (0 when `hystart` = 1) |
 
 use super::hystart::HyStart;
+use super::hystart_pp::HyStartPp;
 use super::{
     additive_increase, AckSample, CongControl, CongestionControl, CwndEvent, ParamError, ParamReader, Params,
     SenderView,
@@ -90,6 +97,8 @@ pub struct CubicConfig {
     pub reno_friendly: bool,
     /// End slow start with HyStart (cc/hystart.rs).
     pub hystart: bool,
+    /// Slow start with HyStart++ (cc/hystart_pp.rs, RFC 9406).
+    pub hystart_pp: bool,
 }
 
 impl Default for CubicConfig {
@@ -101,6 +110,7 @@ impl Default for CubicConfig {
             fast_convergence: true,
             reno_friendly: true,
             hystart: false,
+            hystart_pp: false,
         }
     }
 }
@@ -143,7 +153,9 @@ pub struct Cubic {
     after_timeout: bool,
     /// HyStart's state, when `cfg.hystart`.
     hystart: Option<HyStart>,
-    /// The ssthresh HyStart set on the ACK being processed, for `ssthresh_after_ack`.
+    /// HyStart++'s state, when `cfg.hystart_pp`.
+    hystart_pp: Option<HyStartPp>,
+    /// The ssthresh HyStart or HyStart++ set on the ACK being processed, for `ssthresh_after_ack`.
     hystart_exit: Option<f64>,
 }
 
@@ -157,6 +169,7 @@ impl Cubic {
             epoch: None,
             after_timeout: false,
             hystart: cfg.hystart.then(HyStart::default),
+            hystart_pp: cfg.hystart_pp.then(HyStartPp::default),
             hystart_exit: None,
         }
     }
@@ -164,6 +177,11 @@ impl Cubic {
     /// HyStart's state, when it is on.
     pub fn hystart(&self) -> Option<&HyStart> {
         self.hystart.as_ref()
+    }
+
+    /// HyStart++'s state, when it is on.
+    pub fn hystart_pp(&self) -> Option<&HyStartPp> {
+        self.hystart_pp.as_ref()
     }
 
     pub fn epoch(&self) -> Option<Epoch> {
@@ -239,9 +257,17 @@ pub fn build(p: &Params) -> Result<Box<dyn CongestionControl>, ParamError> {
         fast_convergence: r.get_flag("fast_convergence", base.fast_convergence)?,
         reno_friendly: r.get_flag("reno_friendly", base.reno_friendly)?,
         hystart: r.get_flag("hystart", base.hystart)?,
+        hystart_pp: r.get_flag("hystart_pp", base.hystart_pp)?,
         ..base
     };
     r.finish()?;
+    if cfg.hystart && cfg.hystart_pp {
+        return Err(ParamError {
+            param: "hystart_pp".into(),
+            value: "1".into(),
+            accepted: "0 when hystart = 1 (HyStart or HyStart++, not both)".into(),
+        });
+    }
     Ok(Box::new(Cubic::new(cfg)))
 }
 
@@ -251,6 +277,10 @@ impl CongestionControl for Cubic {
     }
 
     fn ssthresh(&mut self, v: &SenderView) -> f64 {
+        // A loss or an echo ends HyStart++'s slow start (RFC 9406 section 4.2).
+        if let Some(h) = &mut self.hystart_pp {
+            h.end();
+        }
         let w = v.cwnd;
         self.cwnd_prior = w;
         // Fast convergence   (section 4.7)
@@ -263,6 +293,9 @@ impl CongestionControl for Cubic {
     fn cong_avoid(&mut self, v: &SenderView, acked: u32) -> f64 {
         if v.cwnd < v.ssthresh {
             self.epoch = None;
+        }
+        if let Some(h) = self.hystart_pp {
+            return super::grow(v, acked, |w, t, a| h.slow_start(w, t, a), |cwnd, left| self.avoid(v, cwnd, left));
         }
         super::slow_start_then(v, acked, |cwnd, left| self.avoid(v, cwnd, left))
     }
@@ -283,12 +316,18 @@ impl CongestionControl for Cubic {
         if let Some(h) = &mut self.hystart {
             h.new_round(v.now, v.snd_nxt);
         }
+        if let Some(h) = &mut self.hystart_pp {
+            h.new_round(v.snd_nxt);
+        }
         None
     }
 
     /// Linux `cubictcp_acked`: the RTT sample goes to HyStart unless an epoch began less
     /// than a second ago.
     fn pkts_acked(&mut self, v: &SenderView, s: &AckSample) {
+        if let Some(h) = &mut self.hystart_pp {
+            self.hystart_exit = h.on_ack(v, s.rtt);
+        }
         let (Some(h), Some(rtt)) = (&mut self.hystart, s.rtt) else { return };
         if self.epoch.is_some_and(|e| v.now.saturating_sub(e.start) < HYSTART_HOLDOFF) {
             return;
@@ -300,8 +339,15 @@ impl CongestionControl for Cubic {
         self.hystart_exit.take()
     }
 
+    fn as_any(&self) -> Option<&dyn std::any::Any> {
+        Some(self)
+    }
+
     fn params(&self) -> Vec<(&'static str, f64)> {
-        vec![("hystart", if self.cfg.hystart { 1.0 } else { 0.0 })]
+        vec![
+            ("hystart", if self.cfg.hystart { 1.0 } else { 0.0 }),
+            ("hystart_pp", if self.cfg.hystart_pp { 1.0 } else { 0.0 }),
+        ]
     }
 }
 

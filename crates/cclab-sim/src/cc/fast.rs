@@ -150,6 +150,7 @@ mod tests {
             rtt: Some(SimTime::from_millis(rtt_ms)),
             rcv_tsval: SimTime::ZERO,
             cc_echo: CcHeader::default(),
+            ece: false,
         };
         c.pkts_acked(&v, &s);
         c.cong_avoid(&v, 1)

@@ -259,7 +259,7 @@ mod tests {
     }
 
     fn sample(rtt: SimTime) -> AckSample {
-        AckSample { acked: 1, rtt: Some(rtt), rcv_tsval: SimTime::ZERO, cc_echo: CcHeader::default() }
+        AckSample { acked: 1, rtt: Some(rtt), rcv_tsval: SimTime::ZERO, cc_echo: CcHeader::default(), ece: false }
     }
 
     /// ACKs ten milliseconds apart from `start_ms`, RTT (ms) given by `rtt_ms(i)`, at window `cwnd`.

@@ -229,6 +229,7 @@ mod tests {
             rtt: Some(SimTime::from_millis(rtt_ms)),
             rcv_tsval: SimTime::ZERO,
             cc_echo: CcHeader::default(),
+            ece: false,
         };
         c.pkts_acked(&view(100.0, 0, 0), &s);
     }

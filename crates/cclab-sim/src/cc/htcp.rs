@@ -256,6 +256,7 @@ mod tests {
             rtt: Some(SimTime::from_millis(rtt_ms)),
             rcv_tsval: SimTime::ZERO,
             cc_echo: CcHeader::default(),
+            ece: false,
         };
         c.pkts_acked(&view(now_ms, 100.0, CaState::Open), &s);
     }
@@ -374,6 +375,7 @@ mod tests {
             rtt: Some(SimTime::from_millis(60)),
             rcv_tsval: SimTime::ZERO,
             cc_echo: CcHeader::default(),
+            ece: false,
         };
         c.pkts_acked(&view(30, 100.0, CaState::Recovery), &s);
         assert!((c.rtt_max() - 0.055).abs() < 1e-12);
@@ -387,6 +389,7 @@ mod tests {
                 rtt: Some(SimTime::from_millis(100)),
                 rcv_tsval: SimTime::ZERO,
                 cc_echo: CcHeader::default(),
+                ece: false,
             };
             c.pkts_acked(&view(t, 100.0, CaState::Open), &s);
         }

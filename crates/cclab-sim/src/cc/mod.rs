@@ -6,6 +6,8 @@
 //! | here                | Linux                 | when                                  |
 //! |---------------------|-----------------------|---------------------------------------|
 //! | [`CongestionControl::ssthresh`]     | `ssthresh`    | a loss is detected (fast retransmit or RTO) |
+//! | [`CongestionControl::ecn_ssthresh`] | `ssthresh` (on entering CWR) | an ECN echo reduces the window (RFC 3168; DCTCP's own reduction) |
+//! | [`CongestionControl::needs_ecn`]    | `TCP_CONG_NEEDS_ECN` flag | asked once: ECN on, and the receiver echoes each packet's CE (DCTCP) |
 //! | [`CongestionControl::cong_avoid`]   | `cong_avoid`  | an ACK advances `snd_una` outside recovery |
 //! | [`CongestionControl::pkts_acked`]   | `pkts_acked`  | every ACK that acknowledges data, with its RTT sample |
 //! | [`CongestionControl::ssthresh_after_ack`] | (`pkts_acked` writing `snd_ssthresh`) | right after `pkts_acked`: a threshold set outside a loss (HyStart) |
@@ -39,16 +41,19 @@
 pub mod bbr;
 pub mod bic;
 pub mod bic_linux;
+mod builtin;
 pub mod ci;
 pub mod cr;
 pub mod cubic;
 pub mod cubic_linux;
+pub mod dctcp;
 pub mod fast;
 pub mod ghstcp;
 pub mod highspeed;
 pub mod hrf;
 pub mod htcp;
 pub mod hystart;
+pub mod hystart_pp;
 pub mod ktcp;
 pub mod lsrtt;
 pub mod reno;
@@ -64,6 +69,7 @@ pub mod westwood;
 mod window;
 pub mod xcp;
 
+pub use builtin::{BUILTIN, WRAPPERS};
 pub use window::*;
 
 pub use crate::tcp::rate::RateSample;
@@ -140,6 +146,10 @@ pub struct AckSample {
     pub rcv_tsval: SimTime,
     /// The congestion-control header of the data segment that triggered this ACK, echoed.
     pub cc_echo: CcHeader,
+    /// The ACK carries ECN-Echo (Linux `CA_ACK_ECE`, which `tcp_ack` counts into
+    /// `delivered_ce`): with the per-packet feedback of [`CongestionControl::needs_ecn`],
+    /// the `acked` packets were CE-marked.
+    pub ece: bool,
 }
 
 /// A small header the algorithm writes on each data segment and the receiver
@@ -208,6 +218,24 @@ pub trait CongestionControl: Send {
         None
     }
 
+    /// The new slow-start threshold when an ECN echo reduces the window (RFC 3168 section
+    /// 6.1.2, at most once per window). The default is [`CongestionControl::ssthresh`]: the
+    /// echo is answered as a loss. DCTCP reduces by its estimate of the marked fraction
+    /// instead (Linux: its `ssthresh` is what `tcp_enter_cwr` asks; on a loss its
+    /// `set_state`/`cwnd_event` overwrite `snd_ssthresh` with the halving, which is
+    /// `ssthresh` here).
+    fn ecn_ssthresh(&mut self, v: &SenderView) -> f64 {
+        self.ssthresh(v)
+    }
+
+    /// `true` for an algorithm that needs ECN (Linux `TCP_CONG_NEEDS_ECN`, DCTCP's flag):
+    /// its flows are ECN-capable unless the scenario says otherwise, and their receiver
+    /// echoes the CE mark of each packet (RFC 8257 section 3.2, Linux's `dctcp_ece_ack_update`)
+    /// instead of RFC 3168's echo until CWR. Asked once, when the flow is built.
+    fn needs_ecn(&self) -> bool {
+        false
+    }
+
     fn set_state(&mut self, _v: &SenderView, _new: CaState) {}
 
     fn cwnd_event(&mut self, _v: &SenderView, _ev: CwndEvent) {}
@@ -258,6 +286,12 @@ pub trait CongestionControl: Send {
         false
     }
 
+    /// The algorithm as `Any`, for tests and tools that read its state during a run
+    /// (`None`, the default: not offered).
+    fn as_any(&self) -> Option<&dyn std::any::Any> {
+        None
+    }
+
     /// The parameters as resolved (defaults filled in), for translating a flow to another
     /// simulator (describe.rs); only algorithms that a translator maps need to say.
     fn params(&self) -> Vec<(&'static str, f64)> {
@@ -265,7 +299,7 @@ pub trait CongestionControl: Send {
     }
 }
 
-use crate::registry::{read_params, Entry, ParamSpec, Registry, Schema};
+use crate::registry::{read_params, Entry, ParamSpec, Registry};
 pub use crate::registry::{ParamError, ParamReader, Params};
 
 /// An algorithm's constructor: its parameters in, the algorithm or the parameter refused out.
@@ -288,7 +322,7 @@ pub struct Wrapper {
 }
 
 /// The congestion controls, by lowercase name. Adding one: a file in `cc/` with a
-/// `build` function, and one line here.
+/// `build` function, and one line in `builtin.rs`.
 pub static REGISTRY: Registry<Builder> = Registry::new("cc", BUILTIN, |b| read_params(|| drop(b(&Params::new()))));
 
 /// The add-ons that wrap any algorithm (`"<name>+ktcp"`).
@@ -297,163 +331,6 @@ pub static WRAPPER_REGISTRY: Registry<Wrapper> = Registry::new("add-on", WRAPPER
     let inner = reno::build(&Params::new()).expect("Reno builds with its defaults");
     read_params(|| drop((w.wrap)(inner, "reno", &Params::new())))
 });
-
-/// Every built-in add-on.
-pub static WRAPPERS: &[Entry<Wrapper>] = &[Entry {
-    name: "ktcp",
-    summary:
-        "Kyushu-TCP (Yoshimizu et al. 2010): after a loss, hold the window at alpha x the loss window for T_c^2 windows",
-    params: Schema::Read,
-    build: Wrapper { prefix: ktcp::PREFIX, wrap: ktcp::wrap },
-}];
-
-/// Every built-in algorithm, keyed by its lowercase name.
-pub static BUILTIN: &[Entry<Builder>] = &[
-    Entry {
-        name: "reno",
-        summary: "Reno AIMD (RFC 5681): +1 packet per RTT, halve on loss; classic fast recovery by default",
-        params: Schema::Read,
-        build: reno::build,
-    },
-    Entry {
-        name: "newreno",
-        summary: "NewReno (RFC 6582): Reno's AIMD with partial-ACK recovery by default",
-        params: Schema::Read,
-        build: reno::build_newreno,
-    },
-    Entry {
-        name: "highspeed",
-        summary: "HighSpeed TCP (RFC 3649): a(w), b(w) from the RFC's table above 38 packets, Reno below",
-        params: Schema::Read,
-        build: highspeed::build,
-    },
-    Entry {
-        name: "scalable",
-        summary: "Scalable TCP (Kelly 2003): +0.01 packet per ACK, x0.875 on loss, Reno below 16 packets",
-        params: Schema::Read,
-        build: scalable::build,
-    },
-    Entry {
-        name: "bic",
-        summary: "BIC-TCP (Xu, Harfoush, Rhee 2004): binary search towards W_max, additive steps of at most S_max",
-        params: Schema::Read,
-        build: bic::build,
-    },
-    Entry {
-        name: "bic-linux",
-        summary: "BIC-TCP as Linux's tcp_bic.c: a quarter of the distance to W_max per RTT, 16 at most, smooth part near it (linux stack's bic)",
-        params: Schema::Read,
-        build: bic_linux::build,
-    },
-    Entry {
-        name: "cubic",
-        summary: "CUBIC (RFC 9438): W(t) = C (t - K)^3 + W_max with a Reno-friendly floor; variant 1 = 2008 constants",
-        params: Schema::Read,
-        build: cubic::build,
-    },
-    Entry {
-        name: "cubic-linux",
-        summary: "CUBIC as Linux's tcp_cubic.c: the curve at t + delay_min in jiffies, cnt at least 2, Reno estimate, HyStart (linux stack's cubic)",
-        params: Schema::Read,
-        build: cubic_linux::build,
-    },
-    Entry {
-        name: "vegas",
-        summary: "TCP Vegas (Brakmo, O'Malley, Peterson 1994): keep alpha..beta packets queued, +-1 packet per RTT",
-        params: Schema::Read,
-        build: vegas::build,
-    },
-    Entry {
-        name: "vegas-ns2",
-        summary: "TCP Vegas as ns-2.35's Agent/TCP/Vegas: slow start every other round, rounded mean-RTT estimate, 3/4 cut",
-        params: Schema::Read,
-        build: vegas_ns2::build,
-    },
-    Entry {
-        name: "fast",
-        summary: "FAST TCP (Jin, Wei, Low 2004): w <- min(2w, (1-g)w + g(baseRTT/avgRTT w + alpha)) once per RTT",
-        params: Schema::Read,
-        build: fast::build,
-    },
-    Entry {
-        name: "westwood",
-        summary: "Westwood+ (Mascolo, Grieco et al. 2004): ssthresh = bandwidth estimate x RTTmin on loss; mode 1 = paper 001 eq. (2)",
-        params: Schema::Read,
-        build: westwood::build,
-    },
-    Entry {
-        name: "cr",
-        summary: "Constant Rate (paper 001 eqs. 3-4, 7): +k RTT^2 packets per RTT, k = 1/RTT_ref^2; halve on loss",
-        params: Schema::Read,
-        build: cr::build,
-    },
-    Entry {
-        name: "ci",
-        summary: "Constant Increase (paper 001 eqs. 5, 14): +k' RTT packets per RTT, k' = 1/(RTT_ref + queueing delay); halve on loss",
-        params: Schema::Read,
-        build: ci::build,
-    },
-    Entry {
-        name: "htcp",
-        summary: "H-TCP (Leith, Shorten 2004): alpha grows with time since the last loss, beta = RTTmin/RTTmax in [0.5, 0.8]",
-        params: Schema::Read,
-        build: htcp::build,
-    },
-    Entry {
-        name: "xcp",
-        summary: "XCP sender (Katabi et al. 2002): window moved by router feedback; needs queue = \"xcp\" on the bottleneck",
-        params: Schema::Read,
-        build: xcp::build,
-    },
-    Entry {
-        name: "tcp-gt",
-        summary: "TCP-GT (Jung, Kim, Yeom, Kang 2010): window moved by goodput - throughput per epoch; IIMD with window splitting",
-        params: Schema::Read,
-        build: tcp_gt::build,
-    },
-    Entry {
-        name: "hrf",
-        summary: "HRF-TCP (paper 001 eqs. 15-17): CR's +k RTT^2 per RTT while RTT = RTT_min, CI's +k' RTT once queued; Westwood decrease",
-        params: Schema::Read,
-        build: hrf::build,
-    },
-    Entry {
-        name: "w+cr+reno",
-        summary: "Paper 001 section 5.2 variant: Westwood decrease, CR increase without a queue, Reno's +1 per RTT with one",
-        params: Schema::Read,
-        build: hrf::build_w_cr_reno,
-    },
-    Entry {
-        name: "w+cr+cr",
-        summary: "Paper 001 section 5.2 variant: Westwood decrease, CR increase with and without a queue",
-        params: Schema::Read,
-        build: hrf::build_w_cr_cr,
-    },
-    Entry {
-        name: "ubr",
-        summary: "Reno plus an extra window for under-buffered links (paper 003 eqs. 1-4): fills what Reno leaves idle, up to W_full",
-        params: Schema::Read,
-        build: ubr::build,
-    },
-    Entry {
-        name: "ghstcp",
-        summary: "gentle HighSpeed TCP (Zhang, Hasegawa, Murata): HighSpeed, but +1 packet per RTT while RTTs correlate with departure times (Fisher's Z > 3.09)",
-        params: Schema::Read,
-        build: ghstcp::build,
-    },
-    Entry {
-        name: "ktcp",
-        summary: "Kyushu-TCP add-on (Yoshimizu et al. 2010), alone on HighSpeed; \"<name>+ktcp\" wraps any algorithm: hold at 0.9 x the loss window for T_c^2 windows",
-        params: Schema::Read,
-        build: ktcp::build,
-    },
-    Entry {
-        name: "bbr",
-        summary: "BBR v1 (Cardwell et al. 2016) as Linux's tcp_bbr.c: paced at gain x max-filtered bw, cwnd 2 BDP; STARTUP, DRAIN, PROBE_BW, PROBE_RTT",
-        params: Schema::Read,
-        build: bbr::build,
-    },
-];
 
 /// Builds the algorithm registered as `name` with `params`. `"<name>+<add-on>"`
 /// wraps it in a registered add-on (`"highspeed+ktcp"`): the parameters named with

@@ -318,6 +318,7 @@ mod tests {
             rtt: Some(SimTime::from_secs_f64(ms / 1000.0)),
             rcv_tsval: SimTime::ZERO,
             cc_echo: CcHeader::default(),
+            ece: false,
         };
         c.pkts_acked(&view(0.0, 0.0), &s);
     }

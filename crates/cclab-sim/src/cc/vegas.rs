@@ -228,6 +228,7 @@ mod tests {
             rtt: Some(SimTime::from_micros((rtt_ms * 1000.0) as u64)),
             rcv_tsval: SimTime::ZERO,
             cc_echo: CcHeader::default(),
+            ece: false,
         };
         c.pkts_acked(&v, &s);
         c.cong_avoid(&v, 1)

@@ -180,6 +180,7 @@ mod tests {
             rtt: Some(SimTime::from_millis(rtt_ms)),
             rcv_tsval: SimTime::ZERO,
             cc_echo: CcHeader::default(),
+            ece: false,
         };
         c.pkts_acked(&view(now_us, 100.0, rtt_ms), &s);
     }

@@ -77,7 +77,7 @@ mod tests {
     fn echo(fb: f32) -> AckSample {
         let mut h = CcHeader::default();
         h.set_f32(H_FEEDBACK, fb);
-        AckSample { acked: 1, rtt: None, rcv_tsval: SimTime::ZERO, cc_echo: h }
+        AckSample { acked: 1, rtt: None, rcv_tsval: SimTime::ZERO, cc_echo: h, ece: false }
     }
 
     #[test]

@@ -22,6 +22,7 @@ pub mod gared;
 pub mod pie;
 pub mod red;
 pub mod red_ns2;
+pub mod step_mark;
 pub mod xcp;
 
 use crate::packet::Packet;

@@ -42,7 +42,7 @@ pub(super) fn group_settings(g: &FlowGroup, p: &str, duration: SimTime) -> Resul
     }
     let params: Params = g.cc_params.clone().unwrap_or_default();
     // Build once to validate the name and the parameters.
-    cc::build(&build_name, &params).map_err(|e| {
+    let built = cc::build(&build_name, &params).map_err(|e| {
         if e.param.is_empty() {
             err(format!("{p}.cc"), &g.cc, e.accepted)
         } else {
@@ -51,6 +51,15 @@ pub(super) fn group_settings(g: &FlowGroup, p: &str, duration: SimTime) -> Resul
             err(format!("{p}.cc_params.{}", e.param), written, e.accepted)
         }
     })?;
+    // An algorithm that needs ECN (DCTCP) runs it unless told not to, which is refused:
+    // without marks its reduction never acts (Linux turns ECN on for it, TCP_CONG_NEEDS_ECN).
+    let needs_ecn = built.needs_ecn();
+    let ecn = match g.ecn {
+        Some(false) if needs_ecn => {
+            return Err(err(format!("{p}.ecn"), false, format!("true (or unset): {} needs ECN", g.cc)));
+        }
+        e => e.unwrap_or(needs_ecn),
+    };
     let recovery = match &g.recovery {
         None => {
             if stack.sack {
@@ -175,7 +184,7 @@ pub(super) fn group_settings(g: &FlowGroup, p: &str, duration: SimTime) -> Resul
             rto,
             timestamps,
             dupthresh,
-            ecn: g.ecn.unwrap_or(false),
+            ecn,
             stack,
         },
         rcv: ReceiverConfig {
@@ -184,6 +193,7 @@ pub(super) fn group_settings(g: &FlowGroup, p: &str, duration: SimTime) -> Resul
             delayed_ack: g.delayed_ack.unwrap_or(stack.delayed_ack),
             delack_timeout,
             quickacks: stack.quickacks,
+            ecn_feedback: if needs_ecn { EcnFeedback::PerPacket } else { EcnFeedback::Rfc3168 },
         },
         start,
         spread,

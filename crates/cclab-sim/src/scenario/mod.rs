@@ -26,7 +26,7 @@ use crate::net::topology::{self, Network, TopologyInput};
 use crate::queue::{self, Capacity, QueueDisc, QueueSettings};
 use crate::rng::{self, stream_rng};
 use crate::sim::Simulation;
-use crate::tcp::{ReceiverConfig, Recovery, RtoConfig, StackProfile, TcpConfig};
+use crate::tcp::{EcnFeedback, ReceiverConfig, Recovery, RtoConfig, StackProfile, TcpConfig};
 use crate::traffic::web::WebConfig;
 use crate::traffic::Dist;
 use crate::units::{self, BufferSize, Rate, SimTime};

@@ -33,9 +33,17 @@ pub(crate) fn make_queue(s: &QueueSite) -> Result<Box<dyn QueueDisc>, ScenarioEr
         seed: s.seed,
         link_index: s.link_index,
     };
-    (entry.build)(&settings, params).map_err(|e| {
+    let refused = |e: crate::registry::ParamError| {
         let f = s.field.trim_end_matches(".queue");
         err(format!("{f}.queue_params.{}", e.param), e.value, e.accepted)
+    };
+    // Step marking at K is every discipline's option (queue/step_mark.rs): taken out of the
+    // parameters, the rest built as the discipline, and wrapped when set.
+    let (k, params) = queue::step_mark::split(params).map_err(refused)?;
+    let q = (entry.build)(&settings, &params).map_err(refused)?;
+    Ok(match k {
+        Some(k) => Box::new(queue::step_mark::StepMark::new(q, k)),
+        None => q,
     })
 }
 

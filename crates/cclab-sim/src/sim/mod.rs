@@ -432,7 +432,13 @@ impl Simulation {
         let f = p.flow;
         match p.kind {
             Kind::Data => {
-                if let Some(mut ack) = self.flows[f as usize].receiver.on_data(&p, now) {
+                let ack = self.flows[f as usize].receiver.on_data(&p, now);
+                // DCTCP's feedback may owe an ACK for the packets before a CE change first.
+                if let Some(mut early) = self.flows[f as usize].receiver.take_early_ack() {
+                    early.hop = 0;
+                    self.forward(early);
+                }
+                if let Some(mut ack) = ack {
                     ack.hop = 0;
                     self.forward(ack);
                 }

@@ -15,7 +15,8 @@ impl Sender {
             return;
         }
         let v = self.view(now);
-        self.ssthresh = self.cc.ssthresh(&v);
+        // The algorithm's answer to an echo: a loss's for most, DCTCP's alpha reduction.
+        self.ssthresh = self.cc.ecn_ssthresh(&v);
         self.cwnd = self.ssthresh.max(1.0);
         self.ecn_recover = self.sb.high();
         self.send_cwr = true;

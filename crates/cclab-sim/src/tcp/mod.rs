@@ -23,7 +23,7 @@ pub mod tlp;
 
 pub use config::TcpConfig;
 pub use profile::{LossDetection, SackFlavour, SendOverhead, StackProfile};
-pub use receiver::{Receiver, ReceiverConfig};
+pub use receiver::{EcnFeedback, Receiver, ReceiverConfig};
 pub use recovery::Recovery;
 pub use rtt::RtoConfig;
 pub use sender::{Sender, Timer};

@@ -1,5 +1,7 @@
 //! The TCP receiver: cumulative ACKs, SACK blocks (RFC 2018), timestamp
-//! echo (RFC 7323), and optional delayed ACKs (RFC 5681 section 4.2).
+//! echo (RFC 7323), optional delayed ACKs (RFC 5681 section 4.2), and the
+//! echo of ECN marks: RFC 3168's (ECE from a CE mark until the sender's CWR) or,
+//! for an algorithm that needs it (DCTCP), each packet's own mark.
 
 use crate::cc::CcHeader;
 use crate::packet::{Kind, Packet, SackBlock, CE, CWR, ECE, SYN};
@@ -17,6 +19,24 @@ pub struct ReceiverConfig {
     /// With delayed ACKs, the first this many ACKs of the connection go out at once (Linux's
     /// quick-ACK mode at the first data segment, net/ipv4/tcp_input.c `tcp_incr_quickack()`).
     pub quickacks: u32,
+    /// How CE marks are echoed.
+    pub ecn_feedback: EcnFeedback,
+}
+
+/// How the receiver echoes CE marks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum EcnFeedback {
+    /// RFC 3168 section 6.1.3: once a CE mark arrives, every ACK carries ECE until a
+    /// segment with CWR arrives.
+    #[default]
+    Rfc3168,
+    /// RFC 8257 section 3.2 (DCTCP's two-state machine, Linux `dctcp_ece_ack_update`): an
+    /// ACK carries ECE exactly when the last data packet was CE-marked, and when that
+    /// state changes the receiver acknowledges at once: first, if an ACK was being delayed,
+    /// the packets before the change with the old ECE, then the arriving packet with the
+    /// new one (Linux's `ICSK_ACK_NOW`). So with delayed ACKs every ACK still covers
+    /// packets of one mark state only, and the sender can count marked packets exactly.
+    PerPacket,
 }
 
 #[derive(Clone, Copy, Debug, Default)]
@@ -50,8 +70,12 @@ pub struct Receiver {
     /// In-order segments not yet acknowledged (delayed ACK).
     unacked: u32,
     last_cc: CcHeader,
-    /// A CE mark was received and no CWR since: ACKs carry ECE (RFC 3168 section 6.1.3).
+    /// ACKs carry ECE: a CE mark was received and no CWR since (RFC 3168 section 6.1.3),
+    /// or the last data packet was CE-marked (`EcnFeedback::PerPacket`, DCTCP.CE).
     ece: bool,
+    /// The ACK of the packets before a CE state change, owed before the one `on_data`
+    /// returns (`EcnFeedback::PerPacket` with delayed ACKs).
+    early_ack: Option<Packet>,
     /// When the delayed-ACK timer expires, if running.
     pub delack_deadline: Option<SimTime>,
     pub stats: ReceiverStats,
@@ -77,6 +101,7 @@ impl Receiver {
             unacked: 0,
             last_cc: CcHeader::default(),
             ece: false,
+            early_ack: None,
             delack_deadline: None,
             stats: ReceiverStats::default(),
             quick: cfg.quickacks,
@@ -87,17 +112,35 @@ impl Receiver {
     pub fn on_data(&mut self, p: &Packet, now: SimTime) -> Option<Packet> {
         self.stats.received += 1;
         let seq = p.seq;
-        // RFC 7323 section 4.3: remember the timestamp of a segment at or below the last ACK sent.
+        let mut ce_changed = false;
+        match self.cfg.ecn_feedback {
+            EcnFeedback::Rfc3168 => {
+                if p.flags & CWR != 0 {
+                    self.ece = false;
+                }
+                if p.flags & CE != 0 {
+                    self.ece = true;
+                }
+            }
+            EcnFeedback::PerPacket => {
+                let ce = p.flags & CE != 0;
+                if ce != self.ece {
+                    // Acknowledge what came before the change, with the old ECE, now: it
+                    // is built before this packet moves rcv_nxt or the echoed fields.
+                    if self.unacked > 0 {
+                        self.early_ack = Some(self.make_ack(now));
+                    }
+                    self.ece = ce;
+                    ce_changed = true;
+                }
+            }
+        }
+        // RFC 7323 section 4.3: remember the timestamp of a segment at or below the last ACK
+        // sent (after an early ACK, which covers the packets before this one).
         if seq <= self.last_ack_sent {
             self.ts_recent = p.ts_val;
         }
         self.last_cc = p.cc;
-        if p.flags & CWR != 0 {
-            self.ece = false;
-        }
-        if p.flags & CE != 0 {
-            self.ece = true;
-        }
         let immediate;
         if seq < self.rcv_nxt || self.covered(seq) {
             self.stats.duplicates += 1;
@@ -119,7 +162,12 @@ impl Receiver {
             self.stats.delivered_bytes += n * p.size as u64;
             self.unacked += 1;
             // RFC 5681: ACK at once when a segment fills (part of) a gap.
-            immediate = had_gap || !self.cfg.delayed_ack || self.unacked >= 2 || p.flags & SYN != 0 || self.quick > 0;
+            immediate = had_gap
+                || !self.cfg.delayed_ack
+                || self.unacked >= 2
+                || p.flags & SYN != 0
+                || self.quick > 0
+                || ce_changed;
         } else {
             self.insert_ooo(seq);
             immediate = true;
@@ -132,6 +180,12 @@ impl Receiver {
             }
             None
         }
+    }
+
+    /// The ACK owed for the packets before a CE state change (`EcnFeedback::PerPacket`):
+    /// send it before the one the last `on_data` returned.
+    pub fn take_early_ack(&mut self) -> Option<Packet> {
+        self.early_ack.take()
     }
 
     /// The delayed-ACK timer fired.
@@ -232,6 +286,7 @@ mod tests {
                 delayed_ack: delayed,
                 delack_timeout: SimTime::from_millis(100),
                 quickacks: 0,
+                ecn_feedback: EcnFeedback::Rfc3168,
             },
         )
     }
@@ -292,6 +347,55 @@ mod tests {
         let acked: Vec<bool> = (0..7).map(|s| r.on_data(&data(s, s), SimTime(s)).is_some()).collect();
         // Three quick ACKs, then every second segment.
         assert_eq!(acked, [true, true, true, false, true, false, true]);
+    }
+
+    fn marked(seq: u64, flags: u8) -> Packet {
+        Packet { flags: crate::packet::ECT | flags, ..data(seq, seq) }
+    }
+
+    /// (cumulative ACK, ECE) of an ACK.
+    fn echo(a: &Packet) -> (u64, bool) {
+        (a.seq, a.flags & ECE != 0)
+    }
+
+    #[test]
+    fn per_packet_feedback_acknowledges_at_once_on_a_ce_change_the_packets_before_it_first() {
+        let mut r = rx(true);
+        r.cfg.ecn_feedback = EcnFeedback::PerPacket;
+        let t = SimTime(1);
+        assert!(r.on_data(&marked(0, 0), t).is_none(), "delayed as usual");
+        // 1 is CE: the ACK of 0 goes first with the old state (no ECE), then 1's with ECE.
+        let a = r.on_data(&marked(1, CE), t).unwrap();
+        assert_eq!(echo(&r.take_early_ack().unwrap()), (1, false));
+        assert_eq!(echo(&a), (2, true));
+        // No change: every second packet, with ECE.
+        assert!(r.on_data(&marked(2, CE), t).is_none());
+        assert_eq!(echo(&r.on_data(&marked(3, CE), t).unwrap()), (4, true));
+        assert!(r.take_early_ack().is_none());
+        // 4 is not CE, with nothing waiting: no early ACK, 4's own at once without ECE.
+        assert_eq!(echo(&r.on_data(&marked(4, 0), t).unwrap()), (5, false));
+        assert!(r.take_early_ack().is_none());
+        // 5 waits; 6 is CE: 5's ACK without ECE, then 6's with it.
+        assert!(r.on_data(&marked(5, 0), t).is_none());
+        let a = r.on_data(&marked(6, CE), t).unwrap();
+        assert_eq!(echo(&r.take_early_ack().unwrap()), (6, false));
+        assert_eq!(echo(&a), (7, true));
+        // CWR changes nothing: the echo follows the marks only.
+        assert!(r.on_data(&marked(7, CE | CWR), t).is_none());
+        assert_eq!(echo(&r.on_delack_timer(SimTime::from_millis(200)).unwrap()), (8, true));
+    }
+
+    #[test]
+    fn rfc3168_feedback_echoes_a_mark_until_cwr_whatever_follows() {
+        let mut r = rx(false);
+        assert!(!echo(&r.on_data(&marked(0, 0), SimTime(1)).unwrap()).1);
+        assert!(echo(&r.on_data(&marked(1, CE), SimTime(1)).unwrap()).1);
+        assert!(echo(&r.on_data(&marked(2, 0), SimTime(1)).unwrap()).1, "latched");
+        assert!(!echo(&r.on_data(&marked(3, CWR), SimTime(1)).unwrap()).1, "until CWR");
+        let mut p = rx(false);
+        p.cfg.ecn_feedback = EcnFeedback::PerPacket;
+        p.on_data(&marked(0, CE), SimTime(1));
+        assert!(!echo(&p.on_data(&marked(1, 0), SimTime(1)).unwrap()).1, "per packet: no latch");
     }
 
     #[test]

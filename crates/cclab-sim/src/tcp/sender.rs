@@ -447,7 +447,13 @@ impl Sender {
         let delivered = fresh + newly_sacked;
         if delivered > 0 || rtt.is_some() {
             let v = self.view(now);
-            let s = AckSample { acked: delivered as u32, rtt, rcv_tsval: ack.ts_val, cc_echo: ack.cc };
+            let s = AckSample {
+                acked: delivered as u32,
+                rtt,
+                rcv_tsval: ack.ts_val,
+                cc_echo: ack.cc,
+                ece: ack.flags & ECE != 0,
+            };
             self.cc.pkts_acked(&v, &s);
             if let Some(t) = self.cc.ssthresh_after_ack(&v) {
                 self.ssthresh = t;

@@ -3,7 +3,7 @@ use crate::cc::testing::view;
 use crate::cc::CcHeader;
 
 fn sample(acked: u32) -> AckSample {
-    AckSample { acked, rtt: None, rcv_tsval: SimTime::ZERO, cc_echo: CcHeader::default() }
+    AckSample { acked, rtt: None, rcv_tsval: SimTime::ZERO, cc_echo: CcHeader::default(), ece: false }
 }
 
 /// One round trip at window `w` in congestion avoidance: `w` packets acknowledged,

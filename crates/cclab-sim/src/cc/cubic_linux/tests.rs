@@ -3,7 +3,7 @@ use crate::cc::testing::view;
 use crate::cc::CcHeader;
 
 fn rtt_sample(rtt: SimTime) -> AckSample {
-    AckSample { acked: 1, rtt: Some(rtt), rcv_tsval: SimTime::ZERO, cc_echo: CcHeader::default() }
+    AckSample { acked: 1, rtt: Some(rtt), rcv_tsval: SimTime::ZERO, cc_echo: CcHeader::default(), ece: false }
 }
 
 fn at(ms: u64, cwnd: f64, ssthresh: f64) -> SenderView {

@@ -175,7 +175,7 @@ fn only_in_slow_start_and_a_timeout_rearms_it() {
 /// One ACK of one packet at `now` with RTT `rtt` through CUBIC's hooks, as the sender
 /// calls them: `pkts_acked`, `ssthresh_after_ack`, then `cong_avoid` with the new threshold.
 fn ack(c: &mut Cubic, v: SenderView, rtt: SimTime) -> (Option<f64>, f64) {
-    let s = AckSample { acked: 1, rtt: Some(rtt), rcv_tsval: SimTime::ZERO, cc_echo: CcHeader::default() };
+    let s = AckSample { acked: 1, rtt: Some(rtt), rcv_tsval: SimTime::ZERO, cc_echo: CcHeader::default(), ece: false };
     c.pkts_acked(&v, &s);
     let t = c.ssthresh_after_ack(&v);
     let v = SenderView { ssthresh: t.unwrap_or(v.ssthresh), ..v };

@@ -186,6 +186,13 @@ impl Ktcp {
         }
     }
 
+    /// A loss (or an echo) ends any period; the next one aims at alpha times this window.
+    fn on_reduction(&mut self, v: &SenderView) {
+        self.end_hold(v.now);
+        let w2 = target_window(self.cfg.alpha, v.cwnd);
+        self.phase = if w2 > self.cfg.low_window { Phase::Rising { w2 } } else { Phase::Free };
+    }
+
     /// The period (if any) ends at `now`.
     fn end_hold(&mut self, now: SimTime) {
         if let Some(t) = self.hold_since.take() {
@@ -229,11 +236,20 @@ impl CongestionControl for Ktcp {
     }
 
     fn ssthresh(&mut self, v: &SenderView) -> f64 {
-        // A loss ends any period; the next one aims at alpha times this window.
-        self.end_hold(v.now);
-        let w2 = target_window(self.cfg.alpha, v.cwnd);
-        self.phase = if w2 > self.cfg.low_window { Phase::Rising { w2 } } else { Phase::Free };
+        self.on_reduction(v);
         self.inner.ssthresh(&self.inner_view(v))
+    }
+
+    /// An echo ends a holding period and starts a rise as a loss does (the paper knows only
+    /// losses; an echo was answered as one before `ecn_ssthresh` existed); the threshold is
+    /// the wrapped algorithm's answer to the echo.
+    fn ecn_ssthresh(&mut self, v: &SenderView) -> f64 {
+        self.on_reduction(v);
+        self.inner.ecn_ssthresh(&self.inner_view(v))
+    }
+
+    fn needs_ecn(&self) -> bool {
+        self.inner.needs_ecn()
     }
 
     fn cong_avoid(&mut self, v: &SenderView, acked: u32) -> f64 {

@@ -19,7 +19,7 @@ fn view(now_ms: u64, cwnd: f64) -> SenderView {
 fn ack(epoch: u32, rcv_ms: u64, rtt_ms: u64) -> AckSample {
     let mut h = CcHeader::default();
     h.0[H_EPOCH] = epoch;
-    AckSample { acked: 1, rtt: Some(ms(rtt_ms)), rcv_tsval: ms(rcv_ms), cc_echo: h }
+    AckSample { acked: 1, rtt: Some(ms(rtt_ms)), rcv_tsval: ms(rcv_ms), cc_echo: h, ece: false }
 }
 
 fn close(a: f64, b: f64) -> bool {

@@ -44,7 +44,7 @@ impl Clock {
             let v = self.view();
             self.k.pkts_acked(
                 &v,
-                &AckSample { acked: 1, rtt: None, rcv_tsval: SimTime::ZERO, cc_echo: CcHeader::default() },
+                &AckSample { acked: 1, rtt: None, rcv_tsval: SimTime::ZERO, cc_echo: CcHeader::default(), ece: false },
             );
             self.cwnd = self.k.cong_avoid(&self.view(), 1);
             self.fill();
