@@ -17,6 +17,7 @@ Parameter sweeps: ``cclab.sweep("sweep.toml", "out/")``, ``cclab.load_sweep("out
 from __future__ import annotations
 
 from . import _core
+from .plots import compare, plot_sweep
 from .result import Result, load
 from .run import run
 from .scenario import ScenarioError, check, load_scenario, to_toml
@@ -32,9 +33,11 @@ __all__ = [
     "__version__",
     "algorithms",
     "check",
+    "compare",
     "load",
     "load_scenario",
     "load_sweep",
+    "plot_sweep",
     "recoveries",
     "run",
     "sweep",

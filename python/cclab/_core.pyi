@@ -93,3 +93,7 @@ def recoveries() -> list[str]:
     """The loss recoveries a flow can use."""
 def stacks() -> list[str]:
     """The stack profiles a flow group can follow (``stack = ...``), the default first."""
+def quantity(text: str) -> Optional[tuple[str, float]]:
+    """A quantity written as text resolved by the core's parsers: ``("s", seconds)``,
+    ``("bps", bit/s)``, ``("pkts", packets)`` (``inf`` for unlimited), ``("bytes", bytes)`` or
+    ``("bdp", multiple of the BDP)``; None when the text is none of these."""

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 from typing import Annotated, Any, List, NoReturn, Optional
 
@@ -22,7 +23,8 @@ from rich.table import Table
 from rich.text import Text
 
 from . import _core
-from .result import Result
+from .advice import CclabWarning
+from .cli_tables import seeds_table as _seeds_table, summary_tables as _summary_tables
 from .run import run as run_scenario
 from .crosscheck.errors import CrosscheckError
 from .scenario import ScenarioError, check as check_scenario, load_scenario
@@ -141,43 +143,17 @@ def _safe_name(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip("-.") or "scenario"
 
 
-def _summary_tables(res: Result, max_rows: int = 40) -> List[Table]:
-    flows = Table(title=f"{res.name}: flows", title_justify="left")
-    shown = res.flows.head(max_rows)
-    cc_width = max(len(f"{r.cc}/{r.recovery}") for r in shown.itertuples(index=False))
-    flows.add_column("flow", no_wrap=True)
-    flows.add_column("cc/recovery", no_wrap=True, min_width=cc_width)
-    for col in ("goodput Mbit/s", "retransmits", "timeouts", "RTT mean ms"):
-        flows.add_column(col, justify="right")
-    for r in shown.itertuples(index=False):
-        flows.add_row(
-            str(r.name),
-            f"{r.cc}/{r.recovery}",
-            f"{r.goodput_bps / 1e6:.2f}",
-            str(r.retransmits),
-            str(r.timeouts),
-            f"{r.rtt_mean_s * 1e3:.1f}",
-        )
-    if len(res.flows) > max_rows:
-        flows.caption = f"... and {len(res.flows) - max_rows} more flows (flows.parquet has them all)"
+def _print_warnings(sc: Any, seed: Optional[int]) -> None:
+    """``warning: <field>: <message>`` on stderr for each setting that probably gives nonsense."""
+    from .run import warn_settings
+    from .scenario import _to_json, resolve_seed
 
-    s = res.summary()
-    totals = Table(title="summary", title_justify="left", show_header=False)
-    totals.add_column("what")
-    totals.add_column("value", justify="right")
-    if "bottleneck_utilization" in s:
-        totals.add_row("bottleneck utilization", f"{100 * s['bottleneck_utilization']:.2f} %")
-        totals.add_row("bottleneck drops", f"{s['bottleneck_drops']:,}")
-    else:  # a graph: no designated bottleneck; show the busiest link
-        busiest = res.links.loc[res.links["utilization"].idxmax()]
-        totals.add_row(f"busiest link ({busiest['name']}) utilization", f"{100 * busiest['utilization']:.2f} %")
-        totals.add_row("drops (all queues)", f"{int(res.queues['drops'].sum()):,}")
-    totals.add_row("total goodput", f"{s['total_goodput_bps'] / 1e6:.2f} Mbit/s")
-    totals.add_row("Jain's index", f"{s['jain_index']:.4f}")
-    totals.add_row("wall time", f"{s['wall_time_s']:.3f} s")
-    totals.add_row("events", f"{s['events']:,}")
-    totals.add_row("delivered packets/s", f"{s['delivered_pkts_per_s']:,.0f}")
-    return [flows, totals]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", CclabWarning)
+        found = warn_settings(_core.Sim(_to_json(sc), resolve_seed(seed, sc)))
+    con = Console(stderr=True, soft_wrap=True, highlight=False)
+    for field, message in found:
+        con.print(f"warning: {field}: {message}", style="yellow", markup=False)
 
 
 ScenarioArg = Annotated[Path, typer.Argument(help="Scenario TOML file.", show_default=False)]
@@ -195,6 +171,16 @@ def run(
         typer.Option("--out", "-o", help="Result folder (default: ./cclab-out/NAME, NAME the scenario's name).", show_default=False),
     ] = None,
     seed: SeedOpt = None,
+    seeds: Annotated[
+        Optional[str],
+        typer.Option("--seeds", help="Run several seeds: A..B, A,B,C or a count N (1..N); each run in OUT/seed-S, "
+                     "their summaries in OUT/seeds.csv.", show_default=False),
+    ] = None,
+    sets: Annotated[
+        Optional[List[str]],
+        typer.Option("--set", help="Change one setting, PATH=VALUE (repeatable), e.g. "
+                     "--set topology.bottleneck.buffer=0.5bdp --set flows[0].cc=cubic.", show_default=False),
+    ] = None,
     plot: Annotated[bool, typer.Option("--plot", help="Also write plot.png (needs sample_interval).")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar, no summary.")] = False,
 ) -> None:
@@ -204,29 +190,53 @@ def run(
     tables (Parquet), summary.json, scenario.toml, report.md and, with --plot,
     plot.png.
     """
+    from .overrides import apply_sets, parse_seeds
+
     sc = load_scenario(scenario)
     sc.setdefault("name", scenario.stem)
+    if sets:
+        sc = apply_sets(sc, sets)
+    if seeds is not None and seed is not None:
+        fail("--seeds", "give either --seed or --seeds, not both")
+    seed_list = parse_seeds(seeds) if seeds is not None else [seed]
     if plot and not sc.get("sample_interval"):
         fail("--plot", "the scenario has no sample_interval, so nothing to plot; add e.g. sample_interval = \"100ms\"")
+    check_scenario(sc, seed_list[0])  # a bad --set fails here, before anything runs
     dest = out if out is not None else Path("cclab-out") / _safe_name(str(sc["name"]))
     _check_out(dest)
     dest.mkdir(parents=True, exist_ok=True)  # fail before the run, not after it
-    res = run_scenario(sc, seed=seed, progress=not quiet)
-    res.save(dest)
-    (dest / "report.md").write_text(res.report_markdown(), encoding="utf-8")
-    if plot:
-        res.plot(dest / "plot.png")
+    _print_warnings(sc, seed_list[0])
+    rows = []
+    for s in seed_list:
+        folder = dest if seeds is None else dest / f"seed-{s}"
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", CclabWarning)  # printed once above
+            res = run_scenario(sc, seed=s, progress=not quiet)
+        res.save(folder)
+        (folder / "report.md").write_text(res.report_markdown(), encoding="utf-8")
+        if plot:
+            res.plot(folder / "plot.png")
+        rows.append(res.summary())
+        if not quiet and seeds is None:
+            con = _stdout()
+            for t in _summary_tables(res):
+                con.print(t)
+    if seeds is not None:
+        import pandas as pd
+
+        frame = pd.DataFrame(rows)
+        frame.to_csv(dest / "seeds.csv", index=False)
+        if not quiet:
+            _stdout().print(_seeds_table(frame))
     if not quiet:
-        con = _stdout()
-        for t in _summary_tables(res):
-            con.print(t)
-        con.print(f"wrote {dest}")
+        _stdout().print(f"wrote {dest}")
 
 
 @app.command()
 def check(scenario: ScenarioArg, seed: SeedOpt = None) -> None:
     """Validate a scenario without running it."""
     sc = check_scenario(load_scenario(scenario), seed)
+    _print_warnings(sc, seed)
     n_flows = sum(int(g.get("count", 1)) for g in sc.get("flows", []))
     kind = sc.get("topology", {}).get("kind", "dumbbell")
     _stdout().print(f"ok: {scenario}: {kind}, {n_flows} flow(s), {sc['duration']} simulated")

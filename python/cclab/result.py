@@ -125,6 +125,23 @@ class Result:
             f"{self.wall_time_s:.3g} s wall>"
         )
 
+    def _repr_html_(self) -> str:
+        """Jupyter's view: the summary numbers and the flows table (first 20 flows)."""
+        import html
+
+        s = self.summary()
+        cells = "".join(f"<tr><th style='text-align:left'>{html.escape(str(k))}</th><td>{html.escape(format(v, '.6g') if isinstance(v, float) else str(v))}</td></tr>"
+                        for k, v in s.items())
+        more = f"<p>... and {len(self.flows) - 20} more flows</p>" if len(self.flows) > 20 else ""
+        return (f"<p><b>{html.escape(repr(self))}</b></p><table>{cells}</table>"
+                + self.flows.head(20)._repr_html_() + more)
+
+    def plot_flow(self, flow: Union[int, str], path: Union[str, os.PathLike[str], None] = None) -> "Figure":
+        """One flow's window with its reductions and timeouts marked (``cclab.plots.plot_flow``)."""
+        from .plots import plot_flow
+
+        return plot_flow(self, flow, path)
+
     def tables(self) -> dict[str, pd.DataFrame]:
         """The tables by name (see ``TABLES``)."""
         return {name: getattr(self, name) for name in TABLES}
@@ -228,7 +245,7 @@ class Result:
     def plot(self, path: Union[str, os.PathLike[str], None] = None, *, legend_max: int = 10) -> "Figure":
         """Three stacked panels over time: congestion window per flow (packets),
         goodput per flow (Mbit/s), and the queue length of the monitored links
-        (packets). Drawn with the Agg backend, without pyplot's global state;
+        (packets), the warm-up greyed. Drawn with the Agg backend, without pyplot's global state;
         saved to ``path`` (format from its suffix) when given."""
         from matplotlib.backends.backend_agg import FigureCanvasAgg
         from matplotlib.figure import Figure
@@ -266,6 +283,10 @@ class Result:
         ax_q.set_ylabel("queue (packets)")
         ax_q.set_xlabel("time (s)")
         ax_q.grid(True, alpha=0.3)
+        from .plots import shade_warmup
+
+        for ax in (ax_cwnd, ax_gp, ax_q):
+            shade_warmup(ax, float(self._summary.get("warmup_s", 0.0)))
         fig.suptitle(f"{self.name} (seed {self.seed})")
         if path is not None:
             fig.savefig(os.fspath(path), dpi=120)

@@ -10,7 +10,8 @@ from __future__ import annotations
 import json
 import os
 import time
-from typing import Any, Callable, Optional, Union
+import warnings
+from typing import Any, Callable, List, Optional, Tuple, Union
 
 from . import _core
 from .result import Result
@@ -48,7 +49,20 @@ def run(
     s = resolve_seed(seed, sc)
     # Parsing, validating and building are one step in the core, done once: the
     # normalized scenario the result records comes back from the built simulation.
-    return run_built(_core.Sim(_to_json(sc), s), s, progress)
+    sim = _core.Sim(_to_json(sc), s)
+    warn_settings(sim)
+    return run_built(sim, s, progress)
+
+
+def warn_settings(sim: _core.Sim) -> List[Tuple[str, str]]:
+    """Issues a ``CclabWarning`` for each setting of the built simulation that probably gives
+    nonsense (``cclab.advice``); returns them as ``(field, message)``."""
+    from .advice import CclabWarning, advice
+
+    found = advice(json.loads(sim.network()), json.loads(sim.scenario_json()), sim.bdp_pkts)
+    for field, message in found:
+        warnings.warn(f"{field}: {message}", CclabWarning, stacklevel=3)
+    return found
 
 
 def run_built(sim: _core.Sim, seed: int, progress: Union[bool, ProgressCallback] = False) -> Result:

@@ -21,12 +21,13 @@ go on. Progress goes to one bar (``cclab.progress.Bar``).
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
 import re
 import time
 import traceback
-from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence
 
 from .progress import Bar
 from .workers import Dask, dask_client, kill_pool, process_pool, worker_death
@@ -133,6 +134,19 @@ def _run_module() -> Any:
     return importlib.import_module(".run", __package__)
 
 
+@contextlib.contextmanager
+def _quiet() -> Iterator[None]:
+    """No setting warnings (cclab.advice) for the papers' experiments: their settings are the
+    papers' own, chosen on purpose, and hundreds of runs would repeat them."""
+    import warnings
+
+    from .advice import CclabWarning
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", CclabWarning)
+        yield
+
+
 def simulate(job: Job) -> Any:
     """The ``Result`` of the job: from the store, or simulated (and stored)."""
     if job.run is not None:
@@ -143,7 +157,8 @@ def simulate(job: Job) -> Any:
     store = RunStore()
     res = None if job.fresh else store.get(job.scenario, job.seed)
     if res is None:
-        res = run_module.run(dict(job.scenario), seed=job.seed)  # looked up now: tests replace it
+        with _quiet():
+            res = run_module.run(dict(job.scenario), seed=job.seed)  # looked up now: tests replace it
         store.put(job.scenario, job.seed, res, overwrite=job.fresh)
     return res
 
@@ -320,7 +335,8 @@ def _simulate_only(job: Job, version: Any = None) -> Any:
                            f"stack versions {dict(version[2])})")
     if job.run is not None:
         return job.run(dict(job.scenario), seed=job.seed)
-    return _run_module().run(dict(job.scenario), seed=job.seed)
+    with _quiet():
+        return _run_module().run(dict(job.scenario), seed=job.seed)
 
 
 def _keep_here(job: Job, res: Any) -> Done:

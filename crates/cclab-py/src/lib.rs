@@ -297,6 +297,28 @@ fn stacks() -> Vec<&'static str> {
     cclab_sim::tcp::StackProfile::ALL.iter().map(|p| p.name).collect()
 }
 
+/// A scenario quantity written as text, resolved to a number and its unit: `"80ms"` ->
+/// `("s", 0.08)`, `"20Mbps"` -> `("bps", 2e7)`, `"250pkts"` -> `("pkts", 250)`, `"0.5bdp"` ->
+/// `("bdp", 0.5)`, `"64KB"` -> `("bytes", 64000)`, `"unlimited"` -> `("pkts", inf)`; `None` when
+/// the text is none of these. The core's own parsers, so a sweep table places a parameter
+/// exactly where the run put it.
+#[pyfunction]
+fn quantity(text: &str) -> Option<(&'static str, f64)> {
+    use cclab_sim::units::{parse_buffer, parse_rate, parse_time, BufferSize};
+    if let Ok(t) = parse_time(text) {
+        return Some(("s", t.secs_f64()));
+    }
+    if let Ok(r) = parse_rate(text) {
+        return Some(("bps", r.0 as f64));
+    }
+    match parse_buffer(text).ok()? {
+        BufferSize::Packets(n) => Some(("pkts", n as f64)),
+        BufferSize::Bytes(b) => Some(("bytes", b as f64)),
+        BufferSize::Bdp(x) => Some(("bdp", x)),
+        BufferSize::Unlimited => Some(("pkts", f64::INFINITY)),
+    }
+}
+
 /// Each stack profile's result version (`StackProfile::version`), by name: part of the key
 /// of a cached run that names the stack.
 #[pyfunction]
@@ -316,6 +338,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(recoveries, m)?)?;
     m.add_function(wrap_pyfunction!(stacks, m)?)?;
     m.add_function(wrap_pyfunction!(stack_versions, m)?)?;
+    m.add_function(wrap_pyfunction!(quantity, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("RESULT_VERSION", cclab_sim::RESULT_VERSION)?;
     Ok(())

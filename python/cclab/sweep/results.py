@@ -37,7 +37,9 @@ def load_sweep(directory: Path_, *, runs: Optional[Iterable[str]] = None) -> pd.
     """The table of a sweep folder: one row per run.
 
     Columns: the swept parameters (named by their paths; a table or list value as
-    JSON text), ``replication``, ``seed``, ``run_id``, ``status`` (``"ok"`` or
+    JSON text), each followed, when written as text with a unit, by its value as a number
+    (``<param>:value``: a time in seconds, a rate in bit/s, a buffer in packets, a buffer in
+    BDPs by the run's own BDP; the units in ``frame.attrs["units"]``), ``replication``, ``seed``, ``run_id``, ``status`` (``"ok"`` or
     ``"failed"``), the summary values of the run (``Result.summary()`` without
     ``name`` and ``seed``; empty for a failed run) and ``error`` (the failure in
     one line; the traceback is in ``runs/<run_id>/error.txt``). Rows in the order
@@ -86,10 +88,59 @@ def load_sweep(directory: Path_, *, runs: Optional[Iterable[str]] = None) -> pd.
     if not df.empty:
         df["replication"] = df["replication"].astype("int64")
         df["seed"] = df["seed"].astype("int64")
+    units = _add_resolved(df, params)
     df.attrs["params"] = params
+    df.attrs["units"] = units
     df.attrs["sweep"] = meta.get("name")
     df.attrs["directory"] = str(d)
     return df
+
+
+#: The unit of a resolved column by the kind the core parsed (a buffer in BDPs becomes packets).
+_UNITS = {"s": "s", "bps": "bit/s", "pkts": "packets", "bdp": "packets", "bytes": "bytes"}
+
+
+def _resolved(value: Any, bdp_pkts: Any) -> tuple[Optional[str], float]:
+    """A parameter's value as a number and its unit: numbers as they are, text by the core's
+    parsers (``_core.quantity``), a buffer in BDPs in packets by the run's own BDP."""
+    from .. import _core
+
+    if isinstance(value, bool) or value is None:
+        return None, math.nan
+    if isinstance(value, (int, float)):
+        return "", float(value)
+    if not isinstance(value, str):
+        return None, math.nan
+    q = _core.quantity(value)
+    if q is None:
+        return None, math.nan
+    kind, x = q
+    if kind == "bdp":
+        b = bdp_pkts if isinstance(bdp_pkts, (int, float)) else math.nan
+        return _UNITS[kind], x * b
+    return _UNITS[kind], x
+
+
+def _add_resolved(df: pd.DataFrame, params: List[str]) -> Dict[str, str]:
+    """Beside each parameter written as text (``"0.5bdp"``, ``"20Mbps"``), a numeric column
+    ``<param>:value`` (the buffer in packets, a rate in bit/s, a time in seconds), placed right
+    after it; only when every value of the column resolves to one unit. Returns the units."""
+    units: Dict[str, str] = {}
+    if df.empty:
+        return units
+    bdp = df["bdp_pkts"] if "bdp_pkts" in df.columns else pd.Series([math.nan] * len(df), index=df.index)
+    for p in params:
+        col = df[p]
+        if pd.api.types.is_numeric_dtype(col):
+            continue
+        pairs = [_resolved(v, b) for v, b in zip(col, bdp)]
+        kinds = {u for u, _ in pairs}
+        if len(kinds) != 1 or None in kinds or "" in kinds:
+            continue
+        unit = kinds.pop()
+        df.insert(df.columns.get_loc(p) + 1, f"{p}:value", [x for _, x in pairs])
+        units[p] = unit
+    return units
 
 
 # -- statistics ------------------------------------------------------------------------------------
@@ -141,6 +192,7 @@ def sweep_stats(
             raise KeyError(f"by: no column {c!r}; columns: {cols}")
     if metrics is None:
         skip = set(by) | {"replication", "seed", "run_id", "status", "error"}
+        skip |= {f"{p}:value" for p in frame.attrs.get("params", [])}
         metrics = [c for c in cols if c not in skip and pd.api.types.is_numeric_dtype(frame[c])]
     elif isinstance(metrics, str):
         metrics = [metrics]
