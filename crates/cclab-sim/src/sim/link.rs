@@ -25,7 +25,7 @@
 //! It is done only while it cannot be seen: the private link must be idle at the arrival
 //! (no packet of its own waiting or being sent then, and none still on a wire towards it),
 //! and no reading of counters may fall between now and the arrival (the warm-up
-//! snapshot, the end of the run).
+//! snapshot, the end of the run). A link where a trace logs events is never private.
 
 use super::Simulation;
 use crate::engine::Event;
@@ -36,7 +36,11 @@ use crate::units::SimTime;
 
 impl Simulation {
     pub(super) fn link_arrive(&mut self, l: u32, p: Packet) {
+        let marks = if self.trace.is_some() { self.trace_marks(l) } else { 0 };
         let arrival = self.links[l as usize].arrive(self.now, p);
+        if self.trace.is_some() {
+            self.trace_arrival(l, &p, &arrival, marks);
+        }
         self.count_head_drops(l);
         match arrival {
             Arrival::Dropped(p, cause) => self.count_drop(&p, cause),
@@ -63,7 +67,11 @@ impl Simulation {
 
     /// `start_tx` at `now`, which is later than the clock when a packet is cut through.
     fn start_tx_at(&mut self, l: u32, now: SimTime) {
+        let marks = if self.trace.is_some() { self.trace_marks(l) } else { 0 };
         let tx = self.links[l as usize].start_tx(now);
+        if self.trace.is_some() {
+            self.trace_start_tx(l, now, tx.as_ref().map(|(p, _)| p), marks);
+        }
         self.count_head_drops(l);
         if let Some((p, tx)) = tx {
             self.transmitted(l, now, p, tx);
@@ -141,6 +149,12 @@ impl Simulation {
         }
         for &l in &self.monitored {
             users[l as usize] = u32::MAX;
+        }
+        // A traced link logs its events at the clock's time (sim/trace.rs).
+        for (l, traced) in self.trace_observed_links().into_iter().enumerate() {
+            if traced {
+                users[l] = u32::MAX;
+            }
         }
         self.links.iter().zip(users).map(|(link, u)| u == 1 && link.loss.is_none()).collect()
     }
