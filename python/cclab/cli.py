@@ -197,6 +197,16 @@ def run(
     seed: SeedOpt = None,
     plot: Annotated[bool, typer.Option("--plot", help="Also write plot.png (needs sample_interval).")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar, no summary.")] = False,
+    trace: Annotated[
+        Optional[str],
+        typer.Option("--trace", help="Trace these flows (docs/tracing.md): 'all', or indices or names separated by "
+                     "commas, e.g. 0,2; writes packets.parquet and sender.parquet.", show_default=False),
+    ] = None,
+    pcap: Annotated[
+        Optional[Path],
+        typer.Option("--pcap", help="Write the traced flows' packets (all flows without --trace) to this pcapng file.",
+                     show_default=False),
+    ] = None,
 ) -> None:
     """Run a scenario and write its result folder.
 
@@ -206,6 +216,8 @@ def run(
     """
     sc = load_scenario(scenario)
     sc.setdefault("name", scenario.stem)
+    if trace is not None or pcap is not None:
+        sc["trace"] = _trace_table(sc.get("trace") or {}, trace, pcap)
     if plot and not sc.get("sample_interval"):
         fail("--plot", "the scenario has no sample_interval, so nothing to plot; add e.g. sample_interval = \"100ms\"")
     dest = out if out is not None else Path("cclab-out") / _safe_name(str(sc["name"]))
@@ -221,6 +233,19 @@ def run(
         for t in _summary_tables(res):
             con.print(t)
         con.print(f"wrote {dest}")
+
+
+def _trace_table(table: dict, flows: Optional[str], pcap: Optional[Path]) -> dict:
+    """The scenario's ``[trace]`` with ``--trace FLOWS`` and ``--pcap FILE`` applied."""
+    t = dict(table)
+    if flows is not None and flows.strip() != "all":
+        items = [x.strip() for x in flows.split(",") if x.strip()]
+        if not items:
+            fail("--trace", f"invalid value {flows!r}; accepted: 'all' or flow indices or names separated by commas")
+        t["flows"] = [int(x) if x.isdigit() else x for x in items]
+    if pcap is not None:
+        t["pcap"] = str(pcap)
+    return t
 
 
 @app.command()

@@ -36,12 +36,17 @@ use crate::units::SimTime;
 
 impl Simulation {
     pub(super) fn link_arrive(&mut self, l: u32, p: Packet) {
-        let marks = if self.trace.is_some() { self.trace_marks(l) } else { 0 };
-        let arrival = self.links[l as usize].arrive(self.now, p);
         if self.trace.is_some() {
-            self.trace_arrival(l, &p, &arrival, marks);
+            return self.link_arrive_traced(l, p);
         }
+        let arrival = self.links[l as usize].arrive(self.now, p);
         self.count_head_drops(l);
+        self.arrived(l, arrival);
+    }
+
+    /// Schedules what an arrival at link `l` asks for (its head drops already counted).
+    #[inline(always)]
+    pub(super) fn arrived(&mut self, l: u32, arrival: Arrival) {
         match arrival {
             Arrival::Dropped(p, cause) => self.count_drop(&p, cause),
             Arrival::StartTx => self.start_tx(l),
@@ -66,12 +71,11 @@ impl Simulation {
     }
 
     /// `start_tx` at `now`, which is later than the clock when a packet is cut through.
-    fn start_tx_at(&mut self, l: u32, now: SimTime) {
-        let marks = if self.trace.is_some() { self.trace_marks(l) } else { 0 };
-        let tx = self.links[l as usize].start_tx(now);
+    pub(super) fn start_tx_at(&mut self, l: u32, now: SimTime) {
         if self.trace.is_some() {
-            self.trace_start_tx(l, now, tx.as_ref().map(|(p, _)| p), marks);
+            return self.start_tx_traced(l, now);
         }
+        let tx = self.links[l as usize].start_tx(now);
         self.count_head_drops(l);
         if let Some((p, tx)) = tx {
             self.transmitted(l, now, p, tx);
@@ -81,7 +85,7 @@ impl Simulation {
     /// A packet link `l` began to send at `now`: schedules `LinkReady` if asked, then hands
     /// the packet on to a private next link or puts it on the wire.
     #[inline]
-    fn transmitted(&mut self, l: u32, now: SimTime, p: Packet, tx: Transmit) {
+    pub(super) fn transmitted(&mut self, l: u32, now: SimTime, p: Packet, tx: Transmit) {
         if let Some(t) = tx.ready_at {
             self.events.push_made_at(now, t, Event::LinkReady(l));
         }
@@ -161,7 +165,7 @@ impl Simulation {
 
     /// Counts against their flows the waiting packets the link's queue dropped in its last
     /// `arrive` or `start_tx`.
-    fn count_head_drops(&mut self, l: u32) {
+    pub(super) fn count_head_drops(&mut self, l: u32) {
         if !self.links[l as usize].head_drops.is_empty() {
             let mut drops = std::mem::take(&mut self.links[l as usize].head_drops);
             for (p, cause) in drops.drain(..) {

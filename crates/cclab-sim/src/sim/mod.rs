@@ -432,7 +432,7 @@ impl Simulation {
 
     /// Puts a packet on the next link of its path, or hands it to its endpoint.
     fn forward(&mut self, mut p: Packet) {
-        if p.hop == 0 && self.trace.is_some() {
+        if self.trace.is_some() && p.hop == 0 {
             self.trace_egress(&p);
         }
         if let Some(&l) = self.path_of(&p).get(p.hop as usize) {

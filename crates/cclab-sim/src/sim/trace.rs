@@ -45,6 +45,8 @@ impl Simulation {
     }
 
     /// At the start of the run: opens the pcap.
+    #[cold]
+    #[inline(never)]
     pub(super) fn trace_start(&mut self) {
         let Some(t) = self.trace.as_deref() else { return };
         let addrs = (0..self.flows.len() as u32).map(|f| t.flow_on(f).then(|| self.flow_addr(f))).collect();
@@ -64,8 +66,33 @@ impl Simulation {
         }
     }
 
+    /// `link_arrive` with the arrival's events logged.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn link_arrive_traced(&mut self, l: u32, p: Packet) {
+        let marks = self.trace_marks(l);
+        let arrival = self.links[l as usize].arrive(self.now, p);
+        self.trace_arrival(l, &p, &arrival, marks);
+        self.count_head_drops(l);
+        self.arrived(l, arrival);
+    }
+
+    /// `start_tx_at` with the dequeue (and drops at dequeue) logged.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn start_tx_traced(&mut self, l: u32, now: SimTime) {
+        let marks = self.trace_marks(l);
+        let tx = self.links[l as usize].start_tx(now);
+        self.trace_start_tx(l, now, tx.as_ref().map(|(p, _)| p), marks);
+        self.count_head_drops(l);
+        if let Some((p, tx)) = tx {
+            self.transmitted(l, now, p, tx);
+        }
+    }
+
     /// The marks link `l`'s queue has made so far, if its events are logged (else 0).
-    #[inline]
+    #[cold]
+    #[inline(never)]
     pub(super) fn trace_marks(&self, l: u32) -> u64 {
         match self.trace.as_deref() {
             Some(t) if t.link_on(l) => self.links[l as usize].queue.marks(),
@@ -75,6 +102,8 @@ impl Simulation {
 
     /// After `Link::arrive`: the arrival's enqueue or drop, a mark made on it, the waiting
     /// packets the queue dropped for it, and its dequeue if it went straight through.
+    #[cold]
+    #[inline(never)]
     pub(super) fn trace_arrival(&mut self, l: u32, p: &Packet, arrival: &Arrival, marks_before: u64) {
         let now = self.now;
         let link = &self.links[l as usize];
@@ -111,6 +140,8 @@ impl Simulation {
 
     /// After `Link::start_tx` at `now`: the waiting packets dropped at dequeue, then the packet
     /// sent (marked first if the queue marked it on its way out).
+    #[cold]
+    #[inline(never)]
     pub(super) fn trace_start_tx(&mut self, l: u32, now: SimTime, sent: Option<&Packet>, marks_before: u64) {
         let link = &self.links[l as usize];
         let Some(t) = self.trace.as_deref_mut() else { return };
@@ -133,6 +164,8 @@ impl Simulation {
 
     /// A data segment its sender hands down now (before any send jitter): `send`, with why
     /// if it is a retransmission.
+    #[cold]
+    #[inline(never)]
     pub(super) fn trace_send(&mut self, p: &Packet) {
         let now = self.now;
         let state = self.flows[p.flow as usize].sender.state;
@@ -157,6 +190,8 @@ impl Simulation {
 
     /// A packet leaving its host (hop 0): an ACK's `send` by its receiver; a data segment goes
     /// to the pcap (the capture point: the sender's host).
+    #[cold]
+    #[inline(never)]
     pub(super) fn trace_egress(&mut self, p: &Packet) {
         let now = self.now;
         let Some(t) = self.trace.as_deref_mut() else { return };
@@ -179,6 +214,8 @@ impl Simulation {
     }
 
     /// A packet reaching its endpoint: `deliver`; an ACK also goes to the pcap.
+    #[cold]
+    #[inline(never)]
     pub(super) fn trace_deliver(&mut self, p: &Packet) {
         let now = self.now;
         let Some(t) = self.trace.as_deref_mut() else { return };
@@ -194,6 +231,8 @@ impl Simulation {
     }
 
     /// The sender's state after it processed an ACK or a timer.
+    #[cold]
+    #[inline(never)]
     pub(super) fn trace_sender(&mut self, f: u32, ev: Ev, ack: u64) {
         let now = self.now;
         let s = &self.flows[f as usize].sender;
@@ -204,6 +243,8 @@ impl Simulation {
 
     /// The sender's timer fires now (before it is handled): its event, and the context for
     /// the cause of what it retransmits.
+    #[cold]
+    #[inline(never)]
     pub(super) fn trace_timer(&mut self, f: u32) {
         let now = self.now;
         let fl = &self.flows[f as usize];
@@ -222,6 +263,8 @@ impl Simulation {
     }
 
     /// After the timer was handled: its sender row, and no more timer context.
+    #[cold]
+    #[inline(never)]
     pub(super) fn trace_timer_done(&mut self, f: u32, timer: Timer) {
         if let Some(t) = self.trace.as_deref_mut() {
             t.timer = None;
@@ -236,6 +279,8 @@ impl Simulation {
     }
 
     /// Writes out the pcap's buffer (after each `run_until`).
+    #[cold]
+    #[inline(never)]
     pub(super) fn trace_flush(&mut self) {
         if let Some(t) = self.trace.as_deref_mut() {
             t.flush();
