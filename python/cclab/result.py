@@ -129,6 +129,9 @@ class Result:
     ) -> "Result":
         """Builds a result from what ``_core.Sim.results()`` returns."""
         tables = {name: (_packets_frame if name == "packets" else _frame)(raw[name]) for name in TABLES}
+        for name in TRACE_TABLES:
+            if tables[name].empty:  # no trace: the typed empty table that ``load`` gives too
+                tables[name] = _empty(name)
         return cls(scenario, seed, wall_time_s, tables, raw["summary"], bdp_pkts)
 
     # -- reading ---------------------------------------------------------------------

@@ -92,7 +92,7 @@ fn link_events_add_up_to_the_queue_counters_and_sender_events_to_the_flow_counte
     for (q, extra, fx) in QUEUES {
         let (r, _) = run(&scenario(q, extra, fx, "[trace]"));
         let names = strs(&r.queues, "name");
-        for l in 0..r.queues.rows() {
+        for (l, name) in names.iter().enumerate() {
             let (arrivals, drops, departures, marks) = (
                 r.queues.u64s("arrivals")[l] as usize,
                 r.queues.u64s("drops")[l] as usize,
@@ -107,7 +107,7 @@ fn link_events_add_up_to_the_queue_counters_and_sender_events_to_the_flow_counte
                     .filter(|&i| link[i] == l as u64 && ev[i] == "drop" && !cause[i].starts_with("head"))
                     .count()
             };
-            let what = format!("{q} link {}", names[l]);
+            let what = format!("{q} link {name}");
             assert_eq!(count(&r, "enqueue", None, lk) + arrival_drops, arrivals, "{what}");
             assert_eq!(count(&r, "drop", None, lk), drops, "{what}");
             assert_eq!(count(&r, "dequeue", None, lk), departures, "{what}");
