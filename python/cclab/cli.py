@@ -183,6 +183,16 @@ def run(
     ] = None,
     plot: Annotated[bool, typer.Option("--plot", help="Also write plot.png (needs sample_interval).")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar, no summary.")] = False,
+    trace: Annotated[
+        Optional[str],
+        typer.Option("--trace", help="Trace these flows (docs/tracing.md): 'all', or indices or names separated by "
+                     "commas, e.g. 0,2; writes packets.parquet and sender.parquet.", show_default=False),
+    ] = None,
+    pcap: Annotated[
+        Optional[Path],
+        typer.Option("--pcap", help="Write the traced flows' packets (all flows without --trace) to this pcapng file.",
+                     show_default=False),
+    ] = None,
 ) -> None:
     """Run a scenario and write its result folder.
 
@@ -190,7 +200,7 @@ def run(
     tables (Parquet), summary.json, scenario.toml, report.md and, with --plot,
     plot.png.
     """
-    from .overrides import apply_sets, parse_seeds
+    from .overrides import apply_sets, parse_seeds, trace_table
 
     sc = load_scenario(scenario)
     sc.setdefault("name", scenario.stem)
@@ -199,6 +209,10 @@ def run(
     if seeds is not None and seed is not None:
         fail("--seeds", "give either --seed or --seeds, not both")
     seed_list = parse_seeds(seeds) if seeds is not None else [seed]
+    if trace is not None or pcap is not None:
+        if pcap is not None and seeds is not None:
+            fail("--pcap", "one pcap file cannot hold several runs; give --seed with --pcap, or set trace.pcap per run")
+        sc["trace"] = trace_table(sc.get("trace") or {}, trace, pcap)
     if plot and not sc.get("sample_interval"):
         fail("--plot", "the scenario has no sample_interval, so nothing to plot; add e.g. sample_interval = \"100ms\"")
     check_scenario(sc, seed_list[0])  # a bad --set fails here, before anything runs

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import copy
 import tomllib
-from typing import Any, List, Sequence
+from pathlib import Path
+from typing import Any, List, Optional, Sequence
 
 from .scenario import Scenario, ScenarioError
 
-__all__ = ["apply_sets", "parse_seeds", "parse_value"]
+__all__ = ["apply_sets", "parse_seeds", "parse_value", "trace_table"]
 
 #: The most seeds one ``--seeds`` may name (each is a whole run).
 MAX_SEEDS = 10_000
@@ -73,3 +74,17 @@ def parse_seeds(text: str) -> List[int]:
             or len(set(seeds)) != len(seeds):
         raise _error("--seeds", f"invalid value {text!r}; accepted: {accepted}, at most {MAX_SEEDS} distinct seeds")
     return seeds
+
+
+def trace_table(table: dict, flows: Optional[str], pcap: Optional[Path]) -> dict:
+    """The scenario's ``[trace]`` with ``--trace FLOWS`` and ``--pcap FILE`` applied."""
+    t = dict(table)
+    if flows is not None and flows.strip() != "all":
+        items = [x.strip() for x in flows.split(",") if x.strip()]
+        if not items:
+            raise _error("--trace", f"invalid value {flows!r}; accepted: 'all' or flow indices or names separated by "
+                                    "commas")
+        t["flows"] = [int(x) if x.isdigit() else x for x in items]
+    if pcap is not None:
+        t["pcap"] = str(pcap)
+    return t

@@ -25,7 +25,12 @@ if TYPE_CHECKING:
 __all__ = ["Result", "ResultError", "SCHEMA", "TABLES", "load"]
 
 #: The tables of a result, in the order the core returns them; each is saved as ``<name>.parquet``.
-TABLES = ("flows", "queues", "links", "flow_series", "queue_series", "udp", "web", "cc_series")
+TABLES = ("flows", "queues", "links", "flow_series", "queue_series", "udp", "web", "cc_series", "packets", "sender")
+#: The trace's tables (docs/tracing.md): rows only when the scenario has a ``[trace]``; saved
+#: only when they have rows.
+TRACE_TABLES = ("packets", "sender")
+#: ``packets.link`` of an event at an endpoint, as the core writes it; read as missing (<NA>).
+_NO_LINK = 2**64 - 1
 
 # Summary entries that count things; the core hands every summary value over as a float.
 _COUNTS = frozenset(
@@ -60,6 +65,15 @@ def _frame(columns: Mapping[str, Any]) -> pd.DataFrame:
     return pd.DataFrame({name: col for name, col in columns.items()})
 
 
+def _packets_frame(columns: Mapping[str, Any]) -> pd.DataFrame:
+    """The trace's ``packets`` table: ``link`` is missing (<NA>) for events at an endpoint."""
+    df = _frame(columns)
+    link = pd.array(df["link"].to_numpy(), dtype="UInt64")
+    link[df["link"].to_numpy() == _NO_LINK] = pd.NA
+    df["link"] = link
+    return df
+
+
 class Result:
     """What one run produced.
 
@@ -74,6 +88,9 @@ class Result:
         web: one row per web object started, with its response time (empty without ``[web]``).
         cc_series: the congestion controls' own state, one row per sample and flow whose
             algorithm shows one (BBR: mode, pacing rate, gains, estimates); empty otherwise.
+        packets, sender: the trace (docs/tracing.md): one row per packet event of the traced
+            flows and links, one row per ACK and timer of the traced senders; empty without
+            a ``[trace]``.
     """
 
     def __init__(
@@ -97,6 +114,8 @@ class Result:
         self.udp: pd.DataFrame = tables["udp"]
         self.web: pd.DataFrame = tables["web"]
         self.cc_series: pd.DataFrame = tables["cc_series"]
+        self.packets: pd.DataFrame = tables["packets"]
+        self.sender: pd.DataFrame = tables["sender"]
         self._summary = dict(summary)
 
     @classmethod
@@ -109,7 +128,10 @@ class Result:
         bdp_pkts: Optional[float] = None,
     ) -> "Result":
         """Builds a result from what ``_core.Sim.results()`` returns."""
-        tables = {name: _frame(raw[name]) for name in TABLES}
+        tables = {name: (_packets_frame if name == "packets" else _frame)(raw[name]) for name in TABLES}
+        for name in TRACE_TABLES:
+            if tables[name].empty:  # no trace: the typed empty table that ``load`` gives too
+                tables[name] = _empty(name)
         return cls(scenario, seed, wall_time_s, tables, raw["summary"], bdp_pkts)
 
     # -- reading ---------------------------------------------------------------------
@@ -341,6 +363,8 @@ class Result:
         d = Path(directory)
         d.mkdir(parents=True, exist_ok=True)
         for name in TABLES:
+            if name in TRACE_TABLES and getattr(self, name).empty:
+                continue  # no trace asked for: no file, as before tracing existed
             getattr(self, name).to_parquet(d / f"{name}.parquet", index=False)
         meta = {
             "format": _FORMAT_VERSION,
@@ -373,16 +397,24 @@ SCHEMA = {
     "web": "object:u session:u page:u server:u client:u start_s:f size_bytes:u packets:u retransmits:u timeouts:u "
            "response_s:f",
     "cc_series": "time_s:f flow:u state:s pacing_rate_bps:f pacing_gain:f cwnd_gain:f bw_bps:f min_rtt_s:f",
+    "packets": "time_s:f event:s flow:u kind:s seq:u size:u retx:u cause:s link:u queue_pkts:u flags:u sack:s",
+    "sender": "time_s:f flow:u event:s ack:u cwnd:f ssthresh:f srtt_s:f rttvar_s:f rto_s:f rtt_s:f in_flight:u "
+              "snd_una:u snd_nxt:u pacing_rate_bps:f ca_state:s retransmits:u cc_state:s cc_pacing_gain:f "
+              "cc_cwnd_gain:f cc_bw_bps:f cc_min_rtt_s:f",
 }
-#: Tables that results saved by earlier versions do not have; read as empty when missing.
-_OPTIONAL = ("cc_series",)
+#: Tables that results saved by earlier versions (or without a trace) do not have; read as
+#: empty when missing.
+_OPTIONAL = ("cc_series",) + TRACE_TABLES
 
 
 def _empty(table: str) -> pd.DataFrame:
     """A table of ``SCHEMA`` with no rows."""
     dtypes = {"u": "uint64", "f": "float64", "s": "object"}
     cols = [c.split(":") for c in SCHEMA[table].split()]
-    return pd.DataFrame({name: pd.Series([], dtype=dtypes[kind]) for name, kind in cols})
+    df = pd.DataFrame({name: pd.Series([], dtype=dtypes[kind]) for name, kind in cols})
+    if table == "packets":
+        df["link"] = df["link"].astype("UInt64")
+    return df
 
 
 _KIND_NAMES = {"u": "unsigned integers (uint64)", "f": "floats (double)", "s": "text"}

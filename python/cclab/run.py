@@ -30,6 +30,7 @@ def run(
     scenario: Union[Scenario, str, "os.PathLike[str]"],
     seed: Optional[int] = None,
     progress: Union[bool, ProgressCallback] = False,
+    trace: Optional[dict[str, Any]] = None,
 ) -> Result:
     """Runs a scenario (a dict, or the path of a TOML file) and returns its Result.
 
@@ -43,9 +44,17 @@ def run(
     ~100 steps (an exception it raises, KeyboardInterrupt included, stops the run
     and propagates).
 
-    Raises ScenarioError, naming the field, when the scenario or seed is invalid.
+    ``trace``: the scenario's ``[trace]`` table (docs/tracing.md), e.g.
+    ``{"flows": [0], "links": ["bottleneck"], "pcap": "flow0.pcapng"}``: the result's
+    ``packets`` and ``sender`` tables then hold the traced flows' packet events and sender
+    state; it replaces the scenario's own ``[trace]``.
+
+    Raises ScenarioError, naming the field, when the scenario or seed is invalid, or when
+    the trace passes its bound (``trace.max_records``).
     """
     sc = as_scenario(scenario)
+    if trace is not None:
+        sc = {**sc, "trace": dict(trace)}
     s = resolve_seed(seed, sc)
     # Parsing, validating and building are one step in the core, done once: the
     # normalized scenario the result records comes back from the built simulation.

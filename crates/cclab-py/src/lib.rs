@@ -72,6 +72,14 @@ fn fits(py: Python<'_>, sc: Scenario) -> PyResult<Scenario> {
     Ok(sc)
 }
 
+/// Why a run stopped before its end.
+enum Stop {
+    /// The memory budget, bytes, was passed.
+    Memory(usize),
+    /// The trace's bound was reached or its pcap could not be written: (field, message).
+    Trace((&'static str, String)),
+}
+
 /// One simulation, advanced in steps so Python can show progress and stay interruptible.
 #[pyclass(module = "cclab._core")]
 struct Sim {
@@ -155,7 +163,10 @@ impl Sim {
                     step.0 = (step.0 / 2).max(1);
                 }
                 if let Some(b) = budget.filter(|&b| memory::live() > b) {
-                    return Some(b);
+                    return Some(Stop::Memory(b));
+                }
+                if let Some(e) = sim.trace_error() {
+                    return Some(Stop::Trace(e));
                 }
                 if end >= until {
                     return None;
@@ -164,7 +175,19 @@ impl Sim {
         })?;
         match over {
             None => Ok(()),
-            Some(b) => {
+            Some(Stop::Trace((field, msg))) => {
+                let now = built.sim.now();
+                Err(scenario_err(
+                    py,
+                    CoreError::new(
+                        field,
+                        format!("{} at {now} of {})", msg.trim_end_matches(')'), built.duration),
+                        "a trace within its bounds: fewer flows or links traced, a shorter duration, a larger \
+                         max_records (at most 50000000), or a writable pcap path (docs/tracing.md)",
+                    ),
+                ))
+            }
+            Some(Stop::Memory(b)) => {
                 let now = built.sim.now();
                 Err(scenario_err(
                     py,
@@ -222,6 +245,8 @@ fn output_to_py(py: Python<'_>, out: RunOutput) -> PyResult<Bound<'_, PyDict>> {
     d.set_item("cc_series", table_to_py(py, out.cc_series)?)?;
     d.set_item("udp", table_to_py(py, out.udp)?)?;
     d.set_item("web", table_to_py(py, out.web)?)?;
+    d.set_item("packets", table_to_py(py, out.packets)?)?;
+    d.set_item("sender", table_to_py(py, out.sender)?)?;
     let s = PyDict::new(py);
     for (k, v) in out.summary {
         s.set_item(k, v)?;

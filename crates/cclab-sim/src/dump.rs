@@ -56,5 +56,11 @@ pub fn dump(r: &RunOutput, events_handled: u64, pending_events: usize) -> String
     if r.cc_series.rows() > 0 {
         table(&mut out, "cc_series", &r.cc_series);
     }
+    // The trace's tables have rows only when a scenario asks for a trace: written only then.
+    for (name, t) in [("packets", &r.packets), ("sender", &r.sender)] {
+        if t.rows() > 0 {
+            table(&mut out, name, t);
+        }
+    }
     out
 }

@@ -38,6 +38,7 @@ pub mod rng;
 pub mod scenario;
 pub mod sim;
 pub mod tcp;
+pub mod trace;
 pub mod traffic;
 pub mod units;
 
@@ -58,5 +59,8 @@ pub use sim::Simulation;
 pub fn run(scenario: &Scenario, seed: u64) -> Result<RunOutput, ScenarioError> {
     let mut b = scenario.build(seed)?;
     b.sim.run_until(b.duration);
+    if let Some((field, msg)) = b.sim.trace_error() {
+        return Err(ScenarioError::new(field, msg, "a trace within its bounds (docs/tracing.md)"));
+    }
     Ok(results::collect(&b.sim, b.duration))
 }

@@ -97,6 +97,10 @@ pub struct RunOutput {
     pub udp: Table,
     /// Web objects, one row each, with their response times.
     pub web: Table,
+    /// The trace's packet events (crate::trace); no rows without a `[trace]`.
+    pub packets: Table,
+    /// The traced senders' state after each ACK and timer; no rows without a `[trace]`.
+    pub sender: Table,
 }
 
 impl PartialEq for RunOutput {
@@ -109,6 +113,8 @@ impl PartialEq for RunOutput {
             && self.cc_series == o.cc_series
             && self.udp == o.udp
             && self.web == o.web
+            && self.packets == o.packets
+            && self.sender == o.sender
             && self.summary.len() == o.summary.len()
             && self.summary.iter().zip(&o.summary).all(|(a, b)| a.0 == b.0 && a.1.to_bits() == b.1.to_bits())
     }
@@ -340,6 +346,8 @@ pub fn collect(sim: &Simulation, end: SimTime) -> RunOutput {
     out.summary = sm;
     out.udp = udp_table(sim, end);
     out.web = web_table(sim);
+    out.packets = crate::trace::packets_table(sim.trace());
+    out.sender = crate::trace::sender_table(sim.trace());
     out
 }
 

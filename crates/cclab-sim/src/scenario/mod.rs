@@ -42,11 +42,13 @@ mod limits;
 mod queues;
 mod schema;
 pub mod source;
+mod trace;
 
 use flows::*;
 pub use limits::{setup_bytes, PACKET_BUDGET};
 use schema::err;
 pub use schema::{FlowGroup, GraphLink, LinkParams, Scenario, ScenarioError, Topology};
+pub use trace::{FlowRef, TraceSpec};
 
 /// What the builders outside this module share with it: the topologies in
 /// `net::topology` read their fields and build their queues with these.
@@ -163,6 +165,10 @@ fn build(sc: &Scenario, seed: u64) -> Result<Built, ScenarioError> {
     sim.sample_interval = sample_interval;
     sim.warmup = warmup;
     sim.end = duration;
+    if let Some(t) = &sc.trace {
+        let t = trace::build_trace(t, &sim)?;
+        sim.set_trace(t);
+    }
     Ok(Built { sim, duration, seed, bdp_pkts })
 }
 

@@ -125,6 +125,9 @@ pub struct Scenario {
     /// Web-like traffic (ns-2 PagePool/WebTraf).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub web: Option<WebSpec>,
+    /// Packet and sender-state traces, pcap output (docs/tracing.md); none when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trace: Option<super::TraceSpec>,
 }
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]

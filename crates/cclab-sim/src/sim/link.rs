@@ -25,7 +25,7 @@
 //! It is done only while it cannot be seen: the private link must be idle at the arrival
 //! (no packet of its own waiting or being sent then, and none still on a wire towards it),
 //! and no reading of counters may fall between now and the arrival (the warm-up
-//! snapshot, the end of the run).
+//! snapshot, the end of the run). A link where a trace logs events is never private.
 
 use super::Simulation;
 use crate::engine::Event;
@@ -36,8 +36,17 @@ use crate::units::SimTime;
 
 impl Simulation {
     pub(super) fn link_arrive(&mut self, l: u32, p: Packet) {
+        if self.trace.is_some() {
+            return self.link_arrive_traced(l, p);
+        }
         let arrival = self.links[l as usize].arrive(self.now, p);
         self.count_head_drops(l);
+        self.arrived(l, arrival);
+    }
+
+    /// Schedules what an arrival at link `l` asks for (its head drops already counted).
+    #[inline(always)]
+    pub(super) fn arrived(&mut self, l: u32, arrival: Arrival) {
         match arrival {
             Arrival::Dropped(p, cause) => self.count_drop(&p, cause),
             Arrival::StartTx => self.start_tx(l),
@@ -62,7 +71,10 @@ impl Simulation {
     }
 
     /// `start_tx` at `now`, which is later than the clock when a packet is cut through.
-    fn start_tx_at(&mut self, l: u32, now: SimTime) {
+    pub(super) fn start_tx_at(&mut self, l: u32, now: SimTime) {
+        if self.trace.is_some() {
+            return self.start_tx_traced(l, now);
+        }
         let tx = self.links[l as usize].start_tx(now);
         self.count_head_drops(l);
         if let Some((p, tx)) = tx {
@@ -73,7 +85,7 @@ impl Simulation {
     /// A packet link `l` began to send at `now`: schedules `LinkReady` if asked, then hands
     /// the packet on to a private next link or puts it on the wire.
     #[inline]
-    fn transmitted(&mut self, l: u32, now: SimTime, p: Packet, tx: Transmit) {
+    pub(super) fn transmitted(&mut self, l: u32, now: SimTime, p: Packet, tx: Transmit) {
         if let Some(t) = tx.ready_at {
             self.events.push_made_at(now, t, Event::LinkReady(l));
         }
@@ -142,12 +154,18 @@ impl Simulation {
         for &l in &self.monitored {
             users[l as usize] = u32::MAX;
         }
+        // A traced link logs its events at the clock's time (sim/trace.rs).
+        for (l, traced) in self.trace_observed_links().into_iter().enumerate() {
+            if traced {
+                users[l] = u32::MAX;
+            }
+        }
         self.links.iter().zip(users).map(|(link, u)| u == 1 && link.loss.is_none()).collect()
     }
 
     /// Counts against their flows the waiting packets the link's queue dropped in its last
     /// `arrive` or `start_tx`.
-    fn count_head_drops(&mut self, l: u32) {
+    pub(super) fn count_head_drops(&mut self, l: u32) {
         if !self.links[l as usize].head_drops.is_empty() {
             let mut drops = std::mem::take(&mut self.links[l as usize].head_drops);
             for (p, cause) in drops.drain(..) {

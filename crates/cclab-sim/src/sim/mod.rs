@@ -19,6 +19,7 @@ mod link;
 mod observe;
 mod overhead;
 mod timers;
+mod trace;
 
 /// Everything needed to add one TCP flow.
 pub struct FlowSetup {
@@ -198,6 +199,8 @@ pub struct Simulation {
     /// Per private link: the latest arrival of a packet put on a wire towards it (not cut
     /// through); none is cut through to it before that one has arrived.
     wired_until: Vec<SimTime>,
+    /// The packet and sender-state trace, when the scenario asks for one (`crate::trace`).
+    trace: Option<Box<crate::trace::Trace>>,
 }
 
 impl Simulation {
@@ -227,6 +230,7 @@ impl Simulation {
             end: SimTime::ZERO,
             private: Vec::new(),
             wired_until: Vec::new(),
+            trace: None,
         }
     }
 
@@ -328,6 +332,9 @@ impl Simulation {
         }
         self.private = self.private_links();
         self.wired_until = vec![SimTime::ZERO; self.links.len()];
+        if self.trace.is_some() {
+            self.trace_start();
+        }
     }
 
     /// Runs every event up to and including time `until`; the clock then reads `until`.
@@ -342,6 +349,9 @@ impl Simulation {
         }
         if until > self.now {
             self.now = until;
+        }
+        if self.trace.is_some() {
+            self.trace_flush();
         }
     }
 
@@ -392,6 +402,9 @@ impl Simulation {
 
     fn emit(&mut self, out: &mut Vec<Packet>) {
         for p in out.drain(..) {
+            if self.trace.is_some() {
+                self.trace_send(&p);
+            }
             let fl = &mut self.flows[p.flow as usize];
             let delayed_send = fl.send_overhead == SendOverhead::DelayedSend;
             if fl.overhead > SimTime::ZERO && !(delayed_send && p.immediate) {
@@ -419,6 +432,9 @@ impl Simulation {
 
     /// Puts a packet on the next link of its path, or hands it to its endpoint.
     fn forward(&mut self, mut p: Packet) {
+        if self.trace.is_some() && p.hop == 0 {
+            self.trace_egress(&p);
+        }
         if let Some(&l) = self.path_of(&p).get(p.hop as usize) {
             p.hop += 1;
             self.link_arrive(l, p);
@@ -430,6 +446,9 @@ impl Simulation {
     fn deliver(&mut self, p: Packet) {
         let now = self.now;
         let f = p.flow;
+        if self.trace.is_some() {
+            self.trace_deliver(&p);
+        }
         match p.kind {
             Kind::Data => {
                 let ack = self.flows[f as usize].receiver.on_data(&p, now);
@@ -448,6 +467,9 @@ impl Simulation {
                 self.flows[f as usize].sender.on_ack(&p, now, &mut out);
                 self.emit(&mut out);
                 self.out = out;
+                if self.trace.is_some() {
+                    self.trace_sender(f, crate::trace::Ev::Deliver, p.seq);
+                }
             }
             Kind::Udp => {
                 let u = &mut self.udp[f as usize];

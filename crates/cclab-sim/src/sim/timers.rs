@@ -54,10 +54,17 @@ impl Simulation {
         }
         match fl.sender.rto_deadline {
             Some(d) if d <= now => {
+                let timer = fl.sender.timer;
+                if self.trace.is_some() {
+                    self.trace_timer(f);
+                }
                 let mut out = std::mem::take(&mut self.out);
-                fl.sender.on_timer(now, &mut out);
+                self.flows[f as usize].sender.on_timer(now, &mut out);
                 self.emit(&mut out);
                 self.out = out;
+                if self.trace.is_some() {
+                    self.trace_timer_done(f, timer);
+                }
             }
             _ => {}
         }

@@ -146,6 +146,11 @@ impl RttEstimator {
         t
     }
 
+    /// RTTVAR (RFC 6298), seconds.
+    pub fn rttvar(&self) -> f64 {
+        self.rttvar
+    }
+
     pub fn srtt(&self) -> SimTime {
         SimTime::from_secs_f64(self.srtt)
     }
