@@ -252,3 +252,24 @@ def test_a_bbr_flow_fills_cc_series_and_a_result_saved_without_that_table_loads_
     (d / "cc_series.parquet").unlink()
     back = cclab.load(d)
     assert back.cc_series.empty and list(back.cc_series.columns) == list(cs.columns)
+
+
+def test_a_folder_saved_before_the_measured_counts_loads_them_as_unknown(tmp_path):
+    import pyarrow.parquet as pq
+
+    res = cclab.run({"name": "t", "duration": "3s", "warmup": "1s",
+                     "topology": {"kind": "dumbbell", "bottleneck": {"rate": "10Mbps", "delay": "8ms",
+                                                                    "buffer": "0.25bdp"}},
+                     "flows": [{"cc": "newreno", "count": 2, "rtt": "20ms"}]})
+    later = ["drops_measured", "retransmits_measured", "timeouts_measured", "payload_goodput_bps"]
+    f = res.flows
+    # Over the measured window: never more than the whole run; payload below the wire's goodput.
+    assert (f["drops_measured"] <= f["drops"]).all() and (f["retransmits_measured"] <= f["retransmits"]).all()
+    assert (f["payload_goodput_bps"] < f["goodput_bps"]).all()
+    assert f["payload_goodput_bps"].iloc[0] == pytest.approx(f["goodput_bps"].iloc[0] * (1500 - 52) / 1500)
+    d = res.save(tmp_path / "r")
+    old = pq.read_table(d / "flows.parquet").drop_columns(later)
+    pq.write_table(old, d / "flows.parquet")
+    back = cclab.load(d)
+    assert back.flows[later].isna().all().all()
+    assert back.flows["goodput_bps"].tolist() == f["goodput_bps"].tolist()

@@ -386,7 +386,8 @@ class Result:
 SCHEMA = {
     "flows": "flow:u name:s group:s cc:s recovery:s start_s:f base_rtt_s:f packet_size:u sent_pkts:u "
              "retransmits:u timeouts:u fast_retransmits:u ecn_reductions:u drops:u loss_rate:f delivered_pkts:u "
-             "delivered_bytes:u goodput_bps:f rtt_min_s:f rtt_mean_s:f rtt_max_s:f cwnd_final:f completion_s:f",
+             "delivered_bytes:u goodput_bps:f rtt_min_s:f rtt_mean_s:f rtt_max_s:f cwnd_final:f completion_s:f "
+             "drops_measured:u retransmits_measured:u timeouts_measured:u payload_goodput_bps:f",
     "queues": "link:u name:s role:s arrivals:u departures:u drops:u drops_overflow:u drops_early:u drops_link:u "
               "marks:u mean_len_pkts:f mean_len_bytes:f max_len_pkts:u max_len_bytes:u mean_delay_s:f "
               "len_pkts_end:u loss_rate:f",
@@ -402,6 +403,9 @@ SCHEMA = {
               "snd_una:u snd_nxt:u pacing_rate_bps:f ca_state:s retransmits:u cc_state:s cc_pacing_gain:f "
               "cc_cwnd_gain:f cc_bw_bps:f cc_min_rtt_s:f",
 }
+#: Columns added after results were first saved (and kept in run stores): a folder without
+#: them loads with them as NaN (unknown), so that stored runs stay valid.
+_LATER_COLUMNS = {"flows": ("drops_measured", "retransmits_measured", "timeouts_measured", "payload_goodput_bps")}
 #: Tables that results saved by earlier versions (or without a trace) do not have; read as
 #: empty when missing.
 _OPTIONAL = ("cc_series",) + TRACE_TABLES
@@ -457,18 +461,24 @@ def _read_table(path: Path, table: str) -> pd.DataFrame:
         raise ResultError(path, f"not a readable Parquet file ({e})") from None
     want = dict(c.split(":") for c in SCHEMA[table].split())
     have = {f.name: _kind(f.type) for f in schema}
-    missing = [c for c in want if c not in have]
+    later = [c for c in _LATER_COLUMNS.get(table, ()) if c not in have]
+    missing = [c for c in want if c not in have and c not in later]
     extra = [c for c in have if c not in want]
     if missing or extra:
         parts = [f"missing {missing}" if missing else "", f"unexpected {extra}" if extra else ""]
         raise ResultError(path, f"not the '{table}' table: columns " + ", ".join(p for p in parts if p))
     for c, k in want.items():
+        if c in later:
+            continue
         # An empty text column has no values to give it a type: pandas writes it as floats.
         if have[c] != k and not (k == "s" and meta.num_rows == 0):
             raise ResultError(path, f"column '{c}' holds {_KIND_NAMES.get(have[c], have[c])}, "
                                     f"expected {_KIND_NAMES[k]}")
     try:
-        return pd.read_parquet(path)
+        frame = pd.read_parquet(path)
+        for c in later:
+            frame[c] = np.nan
+        return frame
     except Exception as e:  # noqa: BLE001 - damaged data pages
         raise ResultError(path, f"not a readable Parquet file ({e})") from None
 

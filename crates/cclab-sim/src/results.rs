@@ -189,6 +189,25 @@ pub fn collect(sim: &Simulation, end: SimTime) -> RunOutput {
         "completion_s",
         fl.iter().map(|f| f.sender.completed_at.map_or(f64::NAN, |c| (c - f.start).secs_f64())).collect(),
     );
+    // The counts over the measured window [warmup, end], beside the whole run's above (a
+    // start-up's drops would otherwise sit beside a loss rate that leaves them out).
+    t.u64("drops_measured", fl.iter().map(|f| f.counters.data_drops - f.at_warmup.data_drops).collect());
+    t.u64("retransmits_measured", fl.iter().map(|f| f.sender.stats.retransmits - f.at_warmup.retransmits).collect());
+    t.u64("timeouts_measured", fl.iter().map(|f| f.sender.stats.timeouts - f.at_warmup.timeouts).collect());
+    // goodput_bps counts packets on the wire; this, the TCP payload they carry: the packet less
+    // 40 bytes of IPv4 and TCP headers and 12 of the timestamps option when the flow uses it
+    // (the headers trace/pcap.rs writes).
+    t.f64(
+        "payload_goodput_bps",
+        fl.iter()
+            .zip(&goodput)
+            .map(|(f, g)| {
+                let mss = f.sender.cfg.mss as f64;
+                let headers = if f.sender.cfg.timestamps { 52.0 } else { 40.0 };
+                g * ((mss - headers).max(1.0) / mss)
+            })
+            .collect(),
+    );
     out.flows = t;
 
     // Queues and links.

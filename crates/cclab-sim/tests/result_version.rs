@@ -21,6 +21,7 @@
 use cclab_sim::tcp::StackProfile;
 use cclab_sim::{cc, dump, results, Scenario, RESULT_VERSION};
 use sha2::{Digest, Sha256};
+use std::collections::BTreeSet;
 use std::path::Path;
 
 const RECORD: &str = "tests/result_version.txt";
@@ -98,8 +99,8 @@ fn reference_runs() -> Vec<(String, String)> {
     runs
 }
 
-/// Each reference run's digest, by name.
-fn digests() -> Vec<(String, String)> {
+/// Each reference run's dump without its event counts, by name.
+fn dumps() -> Vec<(String, String)> {
     reference_runs()
         .into_iter()
         .map(|(name, text)| {
@@ -115,11 +116,24 @@ fn digests() -> Vec<(String, String)> {
                 let file = name.replace(['/', ' '], "_");
                 std::fs::write(Path::new(&dir).join(format!("{file}.txt")), &text).unwrap();
             }
-            let mut h = Sha256::new();
-            h.update(results_only(&text).as_bytes());
-            (name, format!("{:x}", h.finalize()))
+            (name, results_only(&text))
         })
         .collect()
+}
+
+/// A dump line's key: `flows.goodput_bps`, `summary.jain_index`.
+fn key(line: &str) -> &str {
+    line.split_once(':').map_or(line, |(k, _)| k)
+}
+
+/// The digest of the lines of `dump` whose key is in `keys` (every line when `keys` is None).
+fn digest(dump: &str, keys: Option<&BTreeSet<String>>) -> String {
+    let mut h = Sha256::new();
+    for l in dump.lines().filter(|l| keys.is_none_or(|k| k.contains(key(l)))) {
+        h.update(l.as_bytes());
+        h.update(b"\n");
+    }
+    format!("{:x}", h.finalize())
 }
 
 /// A dump without its event counts: how many events a run takes is the engine's business (it
@@ -130,12 +144,20 @@ fn results_only(dump: &str) -> String {
 }
 
 /// The record: `version N`, a `stack NAME version N` line per profile with a version of
-/// its own, then one `digest<TAB>name` line per reference run.
-fn record(version: u32, runs: &[(String, String)]) -> String {
+/// its own, `keys` and the result columns the digests cover, then one `digest<TAB>name` line
+/// per reference run. A column added later (a new metric) is not in `keys`: the recorded
+/// digests still cover exactly the columns they did, so the test says whether those moved
+/// before it asks for the new column to be recorded.
+fn record(version: u32, keys: &BTreeSet<String>, runs: &[(String, String)]) -> String {
     let mut s = format!("version {version}\n");
     for p in StackProfile::ALL.iter().filter(|p| p.version > 0) {
         s += &format!("stack {} version {}\n", p.name, p.version);
     }
+    s += "keys";
+    for k in keys {
+        s += &format!(" {k}");
+    }
+    s += "\n";
     for (name, d) in runs {
         s += &format!("{d}\t{name}\n");
     }
@@ -145,15 +167,22 @@ fn record(version: u32, runs: &[(String, String)]) -> String {
 #[test]
 fn a_change_of_results_comes_with_a_new_result_version() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(RECORD);
-    let now = digests();
+    let dumps = dumps();
+    let all_keys: BTreeSet<String> = dumps.iter().flat_map(|(_, d)| d.lines().map(|l| key(l).to_string())).collect();
     if std::env::var_os("CCLAB_BLESS").is_some() {
-        std::fs::write(&path, record(RESULT_VERSION, &now)).unwrap();
+        let now: Vec<(String, String)> = dumps.iter().map(|(n, d)| (n.clone(), digest(d, Some(&all_keys)))).collect();
+        std::fs::write(&path, record(RESULT_VERSION, &all_keys, &now)).unwrap();
         return;
     }
     let saved = std::fs::read_to_string(&path).unwrap_or_default();
     let mut lines = saved.lines();
     let version: u32 = lines.next().and_then(|l| l.strip_prefix("version ")).and_then(|v| v.parse().ok()).unwrap_or(0);
     let lines: Vec<&str> = lines.collect();
+    // The columns the recorded digests cover (a record without the line: every column).
+    let recorded_keys: Option<BTreeSet<String>> =
+        lines.iter().find_map(|l| l.strip_prefix("keys ")).map(|k| k.split(' ').map(str::to_string).collect());
+    let now: Vec<(String, String)> =
+        dumps.iter().map(|(n, d)| (n.clone(), digest(d, recorded_keys.as_ref()))).collect();
     let stack_versions: std::collections::BTreeMap<&str, u32> = lines
         .iter()
         .filter_map(|l| l.strip_prefix("stack ")?.split_once(" version "))
@@ -197,4 +226,21 @@ fn a_change_of_results_comes_with_a_new_result_version() {
     // A new reference run (a new algorithm, say) changes no earlier result, only the record.
     let added: Vec<&str> = now.iter().filter(|(n, _)| !was.contains_key(n.as_str())).map(|(n, _)| n.as_str()).collect();
     assert!(added.is_empty(), "new reference runs {added:?}: record them with CCLAB_BLESS=1 ({RECORD})");
+    // A new result column (a new metric) moves no recorded result, only the record.
+    let new_keys: Vec<&String> =
+        all_keys.iter().filter(|k| recorded_keys.as_ref().is_some_and(|r| !r.contains(*k))).collect();
+    assert!(
+        new_keys.is_empty() && recorded_keys.is_some(),
+        "new result columns {new_keys:?} (every recorded column unchanged): record them with CCLAB_BLESS=1 ({RECORD})"
+    );
+}
+
+#[test]
+fn a_digest_covers_the_recorded_columns_only() {
+    let dump = "summary.jain_index: 1.0/3ff0000000000000\nflows.drops: 3 4\n";
+    let keys: BTreeSet<String> = ["summary.jain_index", "flows.drops"].iter().map(|s| s.to_string()).collect();
+    let with_new_column = format!("{dump}flows.drops_measured: 1 2\n");
+    assert_eq!(digest(dump, Some(&keys)), digest(&with_new_column, Some(&keys)));
+    assert_ne!(digest(dump, None), digest(&with_new_column, None));
+    assert_ne!(digest(dump, Some(&keys)), digest(&dump.replace("3 4", "3 5"), Some(&keys)));
 }

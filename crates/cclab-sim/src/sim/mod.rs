@@ -58,6 +58,7 @@ pub struct FlowSnapshot {
     pub delivered_bytes: u64,
     pub sent: u64,
     pub retransmits: u64,
+    pub timeouts: u64,
     pub data_drops: u64,
 }
 

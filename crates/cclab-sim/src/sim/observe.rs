@@ -79,6 +79,7 @@ impl Simulation {
                 delivered_bytes: f.receiver.stats.delivered_bytes,
                 sent: f.sender.stats.sent,
                 retransmits: f.sender.stats.retransmits,
+                timeouts: f.sender.stats.timeouts,
                 data_drops: f.counters.data_drops,
             };
         }
