@@ -404,6 +404,22 @@ fn is_external(name: &str) -> bool {
     cclab_sim::cc::external::is_external(name)
 }
 
+/// Loads a plugin library's algorithms, given the address of its `cclab_plugin_entry`
+/// function (found by `cclab.load_plugin` with ctypes, which keeps the library loaded).
+/// Returns the names registered; a one-line ValueError names the library otherwise.
+#[pyfunction]
+fn load_plugin_entry(address: usize, file: &str) -> PyResult<Vec<String>> {
+    if address == 0 {
+        return Err(PyValueError::new_err(format!("plugin {file}: its {} symbol is null", cclab_plugin::abi::SYMBOL)));
+    }
+    // SAFETY: the address is the plugin's exported entry (`extern "C" fn() -> *const Table`,
+    // the symbol `export!` defines), and the Python side keeps the library loaded for the life
+    // of the process. A library that exports the symbol with another signature is not a cclab
+    // plugin; nothing at load time can tell it apart.
+    let entry: cclab_plugin::host::EntryFn = unsafe { std::mem::transmute::<usize, cclab_plugin::host::EntryFn>(address) };
+    guard(|| unsafe { cclab_plugin::host::load(entry, file) })?.map_err(PyValueError::new_err)
+}
+
 /// The loss recoveries a flow can use.
 #[pyfunction]
 fn recoveries() -> Vec<&'static str> {
@@ -458,6 +474,9 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(register_python_cc, m)?)?;
     m.add_function(wrap_pyfunction!(optional_hooks, m)?)?;
     m.add_function(wrap_pyfunction!(is_external, m)?)?;
+    m.add_function(wrap_pyfunction!(load_plugin_entry, m)?)?;
+    m.add("PLUGIN_SYMBOL", cclab_plugin::abi::SYMBOL)?;
+    m.add("PLUGIN_ABI_VERSION", cclab_plugin::abi::ABI_VERSION)?;
     m.add_function(wrap_pyfunction!(check_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(scenario_from_toml, m)?)?;
     m.add_function(wrap_pyfunction!(scenario_to_toml, m)?)?;
