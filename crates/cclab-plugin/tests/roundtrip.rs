@@ -92,3 +92,32 @@ fn a_second_load_of_the_same_names_is_refused_whole() {
     let e = unsafe { cclab_plugin::host::load(cclab_plugin_entry, "again.so") }.unwrap_err();
     assert_eq!(e, "plugin again.so: cc 'plugin-newreno' is already registered (a built-in, a Python class or another plugin's)");
 }
+
+/// A table from a plugin built for a later ABI: only its header is read.
+extern "C" fn future_plugin() -> *const cclab_plugin::abi::Table {
+    struct Shared(cclab_plugin::abi::Table);
+    // SAFETY: read-only, and its pointers are null or static.
+    unsafe impl Sync for Shared {}
+    static T: Shared = Shared(cclab_plugin::abi::Table {
+        abi_version: 99,
+        cclab_version: cclab_plugin::abi::Str { ptr: b"9.9.9".as_ptr(), len: 5 },
+        n_entries: 0,
+        entries: std::ptr::null(),
+        vtable: std::ptr::null(),
+    });
+    &T.0
+}
+
+#[test]
+fn a_plugin_built_for_another_abi_is_refused_naming_both_versions() {
+    // SAFETY: the table is static.
+    let e = unsafe { cclab_plugin::host::load(future_plugin, "libfuture.so") }.unwrap_err();
+    assert_eq!(
+        e,
+        format!(
+            "plugin libfuture.so: built for cclab plugin ABI 99 (cclab 9.9.9); this cclab {} speaks ABI 1: rebuild the \
+             plugin against this cclab",
+            cclab_plugin::CCLAB_VERSION
+        )
+    );
+}
