@@ -176,7 +176,8 @@ pub type State = *mut c_void;
 #[derive(Clone, Copy)]
 pub struct VTable {
     /// Builds entry `entry` with `n` parameters; writes the algorithm to `out`, or the refusal to `err`.
-    pub build: extern "C" fn(entry: usize, params: *const Param, n: usize, out: *mut State, err: *mut ErrorOut) -> Status,
+    pub build:
+        extern "C" fn(entry: usize, params: *const Param, n: usize, out: *mut State, err: *mut ErrorOut) -> Status,
     pub drop: extern "C" fn(State),
     pub ssthresh: extern "C" fn(State, &View, out: &mut f64) -> Status,
     pub cong_avoid: extern "C" fn(State, &View, acked: u32, out: &mut f64) -> Status,

@@ -318,7 +318,7 @@ extern "C" fn set_rng(st: abi::State, hi: u64, lo: u64) -> Status {
     // The flow's stream reaches the plugin as a seed drawn from it (the generator's state is
     // not public): deterministic per run, not the numbers a built-in would draw.
     let seed = ((hi as u128) << 64) | lo as u128;
-    with(st, |a| a.set_rng(rand_pcg::Pcg64::new(seed, 0xa02b_dbf7_bb3c_0a7a_c28f_a16a_64ab_f96)))
+    with(st, |a| a.set_rng(rand_pcg::Pcg64::new(seed, 0x0a02_bdbf_7bb3_c0a7_ac28_fa16_a64a_bf96)))
 }
 
 extern "C" fn observe(st: abi::State, out: &mut abi::Observation, some: &mut u8) -> Status {

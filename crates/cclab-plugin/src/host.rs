@@ -74,7 +74,9 @@ pub unsafe fn load(entry: EntryFn, file: &str) -> Result<Vec<String>, String> {
     // Every name is checked before any is registered: a plugin loads whole or not at all.
     for (_, name, _, _) in &list {
         if cclab_sim::cc::REGISTRY.get(name).is_some() {
-            return Err(format!("plugin {file}: cc '{name}' is already registered (a built-in, a Python class or another plugin's)"));
+            return Err(format!(
+                "plugin {file}: cc '{name}' is already registered (a built-in, a Python class or another plugin's)"
+            ));
         }
     }
     let mut names = Vec::new();
@@ -115,7 +117,11 @@ impl Factory for PluginFactory {
             OK => Ok(Box::new(PluginCc::new(self.name.clone(), self.file.clone(), self.vt, st))),
             // SAFETY: the refusal's strings are valid until the next build on this thread.
             REFUSED => Err(unsafe {
-                ParamError { param: err.param.to_string(), value: err.value.to_string(), accepted: err.accepted.to_string() }
+                ParamError {
+                    param: err.param.to_string(),
+                    value: err.value.to_string(),
+                    accepted: err.accepted.to_string(),
+                }
             }),
             _ => Err(ParamError {
                 param: String::new(),
@@ -147,12 +153,18 @@ impl PluginCc {
         let mut b = 0u8;
         c.needs_ecn = c.call("needs_ecn", None, |vt, st| (vt.needs_ecn)(st, &mut b)).is_some() && b != 0;
         let mut r = 0u8;
-        c.rate_samples = c.call("uses_rate_samples", None, |vt, st| (vt.uses_rate_samples)(st, &mut r)).is_some() && r != 0;
+        c.rate_samples =
+            c.call("uses_rate_samples", None, |vt, st| (vt.uses_rate_samples)(st, &mut r)).is_some() && r != 0;
         c
     }
 
     /// Calls the plugin unless it failed before; records a panic and returns `None`.
-    fn call(&self, hook: &str, now: Option<SimTime>, f: impl FnOnce(&abi::VTable, abi::State) -> abi::Status) -> Option<()> {
+    fn call(
+        &self,
+        hook: &str,
+        now: Option<SimTime>,
+        f: impl FnOnce(&abi::VTable, abi::State) -> abi::Status,
+    ) -> Option<()> {
         if self.fault.is_set() {
             return None;
         }
@@ -274,7 +286,9 @@ impl CongestionControl for PluginCc {
 
     fn ssthresh_after_ack(&mut self, v: &SenderView) -> Option<f64> {
         let (mut w, mut some) = (0.0, 0u8);
-        self.call("ssthresh_after_ack", Some(v.now), |vt, st| (vt.ssthresh_after_ack)(st, &view(v), &mut w, &mut some))?;
+        self.call("ssthresh_after_ack", Some(v.now), |vt, st| {
+            (vt.ssthresh_after_ack)(st, &view(v), &mut w, &mut some)
+        })?;
         if some == 0 {
             return None;
         }

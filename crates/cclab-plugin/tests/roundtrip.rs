@@ -90,7 +90,10 @@ fn a_second_load_of_the_same_names_is_refused_whole() {
     load();
     // SAFETY: as in load().
     let e = unsafe { cclab_plugin::host::load(cclab_plugin_entry, "again.so") }.unwrap_err();
-    assert_eq!(e, "plugin again.so: cc 'plugin-newreno' is already registered (a built-in, a Python class or another plugin's)");
+    assert_eq!(
+        e,
+        "plugin again.so: cc 'plugin-newreno' is already registered (a built-in, a Python class or another plugin's)"
+    );
 }
 
 /// A table from a plugin built for a later ABI: only its header is read.

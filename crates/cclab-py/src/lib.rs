@@ -416,7 +416,8 @@ fn load_plugin_entry(address: usize, file: &str) -> PyResult<Vec<String>> {
     // the symbol `export!` defines), and the Python side keeps the library loaded for the life
     // of the process. A library that exports the symbol with another signature is not a cclab
     // plugin; nothing at load time can tell it apart.
-    let entry: cclab_plugin::host::EntryFn = unsafe { std::mem::transmute::<usize, cclab_plugin::host::EntryFn>(address) };
+    let entry: cclab_plugin::host::EntryFn =
+        unsafe { std::mem::transmute::<usize, cclab_plugin::host::EntryFn>(address) };
     guard(|| unsafe { cclab_plugin::host::load(entry, file) })?.map_err(PyValueError::new_err)
 }
 

@@ -333,10 +333,7 @@ fn args_text(kwargs: &[(&str, f64)]) -> String {
 }
 
 fn class_name(py: Python<'_>, cls: &Py<PyAny>) -> String {
-    cls.bind(py)
-        .getattr("__qualname__")
-        .and_then(|q| q.extract::<String>())
-        .unwrap_or_else(|_| "<class>".into())
+    cls.bind(py).getattr("__qualname__").and_then(|q| q.extract::<String>()).unwrap_or_else(|_| "<class>".into())
 }
 
 /// `Type: message`, the message's first line.
@@ -556,7 +553,9 @@ impl CongestionControl for PyCc {
             }
             let words: Vec<u32> = match x.extract() {
                 Ok(w) => w,
-                Err(_) => return Ok(Err(format!("returned {}: expected None or up to 3 whole numbers", short_repr(&x)))),
+                Err(_) => {
+                    return Ok(Err(format!("returned {}: expected None or up to 3 whole numbers", short_repr(&x))))
+                }
             };
             if words.len() > 3 {
                 return Ok(Err(format!("returned {} words: the header holds 3", words.len())));
@@ -603,7 +602,10 @@ impl CongestionControl for PyCc {
                 return Ok(Ok(None));
             }
             let Ok(o) = x.downcast::<PyObservation>() else {
-                return Ok(Err(format!("returned {}: expected None or cclab.CcObservation(state, ...)", short_repr(&x))));
+                return Ok(Err(format!(
+                    "returned {}: expected None or cclab.CcObservation(state, ...)",
+                    short_repr(&x)
+                )));
             };
             let o = o.get();
             Ok(static_state(o.state.clone()).map(|state| {

@@ -60,6 +60,6 @@ cclab_plugin::export! {
         name: "delay-reno",
         summary: "Reno that stops growing while SRTT - RTT_min is above a target (docs/writing-an-algorithm.md)",
         params: Schema::Read,
-        build: build,
+        build,
     },
 }

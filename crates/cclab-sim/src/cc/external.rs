@@ -53,7 +53,9 @@ fn factory(i: usize) -> Option<Arc<dyn Factory>> {
 fn trampoline<const N: usize>(p: &Params) -> Result<Box<dyn CongestionControl>, ParamError> {
     match factory(N) {
         Some(f) => f.build(p),
-        None => Err(ParamError { param: String::new(), value: format!("external slot {N}"), accepted: REGISTRY.accepted() }),
+        None => {
+            Err(ParamError { param: String::new(), value: format!("external slot {N}"), accepted: REGISTRY.accepted() })
+        }
     }
 }
 
@@ -80,18 +82,29 @@ macro_rules! row {
     };
 }
 
-static TRAMPOLINES: [[Builder; 16]; 16] =
-    [row!(0), row!(1), row!(2), row!(3), row!(4), row!(5), row!(6), row!(7), row!(8), row!(9), row!(10), row!(11), row!(12), row!(13), row!(14), row!(15)];
+static TRAMPOLINES: [[Builder; 16]; 16] = [
+    row!(0),
+    row!(1),
+    row!(2),
+    row!(3),
+    row!(4),
+    row!(5),
+    row!(6),
+    row!(7),
+    row!(8),
+    row!(9),
+    row!(10),
+    row!(11),
+    row!(12),
+    row!(13),
+    row!(14),
+    row!(15),
+];
 
 /// Registers `factory` as the algorithm `name`, listed with `summary`. A name already
 /// registered is refused, unless both it and this registration are `replaceable`: then the
 /// name builds `factory` from now on (simulations already built keep what they built).
-pub fn register(
-    name: &str,
-    summary: &str,
-    factory: Arc<dyn Factory>,
-    replaceable: bool,
-) -> Result<(), RegisterError> {
+pub fn register(name: &str, summary: &str, factory: Arc<dyn Factory>, replaceable: bool) -> Result<(), RegisterError> {
     let mut slots = SLOTS.write().unwrap_or_else(|e| e.into_inner());
     if let Some(s) = slots.iter_mut().find(|s| s.name == name) {
         if !(s.replaceable && replaceable) {
@@ -126,7 +139,10 @@ pub fn is_external(name: &str) -> bool {
 /// Where a hook of an external algorithm records that it failed: the first failure, in one
 /// line, with what the host may want back (a Python exception). Cheap to clone (shared).
 #[derive(Clone, Default)]
-pub struct Fault(Arc<Mutex<Option<(String, Option<Payload>)>>>);
+pub struct Fault(Arc<Mutex<Option<Failure>>>);
+
+/// A failure's one-line message and what the host keeps with it.
+type Failure = (String, Option<Payload>);
 
 /// What a host keeps with a failure's message (the binding keeps the Python exception).
 pub type Payload = Box<dyn std::any::Any + Send>;
