@@ -16,7 +16,8 @@ Parameter sweeps: ``cclab.sweep("sweep.toml", "out/")``, ``cclab.load_sweep("out
 
 from __future__ import annotations
 
-from . import _core
+from . import _core, cc
+from .cc import AlgorithmError, CcObservation, CongControl, CongestionControl, PluginError, load_plugin, register_cc
 from .plots import compare, plot_sweep
 from .result import Result, load
 from .run import run
@@ -26,6 +27,11 @@ from .sweep import Sweep, SweepError, load_sweep, sweep, sweep_stats
 __version__: str = _core.__version__
 
 __all__ = [
+    "AlgorithmError",
+    "CcObservation",
+    "CongControl",
+    "CongestionControl",
+    "PluginError",
     "Result",
     "ScenarioError",
     "Sweep",
@@ -33,12 +39,15 @@ __all__ = [
     "__version__",
     "algorithms",
     "check",
+    "cc",
     "compare",
     "load",
+    "load_plugin",
     "load_scenario",
     "load_sweep",
     "plot_sweep",
     "recoveries",
+    "register_cc",
     "run",
     "sweep",
     "sweep_stats",

@@ -232,13 +232,49 @@ def run_jobs(
     if dask is not None:
         if work is not run_job:
             raise ValueError("dask: runs the simulations only; a custom work function needs local processes")
+        _no_external_on_dask(todo)
         _on_dask(todo, dask, report)
     elif workers <= 1:
         for job in todo:
             report(_done(job, _call(work, job)))
     else:
-        _on_processes(todo, workers, work, init, report)
+        _on_processes(todo, workers, work, _with_registrations(todo, init), report)
     return finished
+
+
+def _external(todo: List[Job]) -> List[str]:
+    from . import cc
+
+    names: List[str] = []
+    for j in todo:
+        names += [n for n in cc.external_names(j.scenario) if n not in names]
+    return names
+
+
+def _no_external_on_dask(todo: List[Job]) -> None:
+    names = _external(todo)
+    if names:
+        raise ValueError(f"cc '{names[0]}' was registered in this process (a Python class or a plugin): Dask workers "
+                         "do not have it; run on local processes (--jobs) instead")
+
+
+def _with_registrations(todo: List[Job], init: Optional[Callable[[], Any]]) -> Optional[Callable[[], Any]]:
+    """``init``, preceded in each worker by the registrations of Python classes and plugins the
+    jobs need (a worker is a fresh interpreter). Raises ValueError naming an algorithm whose class
+    a worker could not import."""
+    if not _external(todo):
+        return init
+    from . import cc
+
+    return functools.partial(_restore_then, cc.worker_setup(), init)
+
+
+def _restore_then(registrations: Any, init: Optional[Callable[[], Any]]) -> None:
+    from . import cc
+
+    cc.restore(registrations)
+    if init is not None:
+        init()
 
 
 def _store_key(job: Job) -> Optional[str]:

@@ -54,10 +54,19 @@ def _stacks_named(scenario: Mapping[str, Any]) -> set:
 def result_versions(scenario: Mapping[str, Any]) -> list:
     """The versions a run's results depend on: the core's RESULT_VERSION, then, if the scenario
     names stack profiles with versions of their own, those versions by name. A scenario that
-    names none gives ``[RESULT_VERSION]`` alone, the key runs had before profiles had versions."""
+    names none gives ``[RESULT_VERSION]`` alone, the key runs had before profiles had versions.
+    A scenario naming an algorithm registered at run time adds ``{"external": {name: digest}}``."""
     versions = _core.stack_versions()
     own = {name: versions[name] for name in sorted(_stacks_named(scenario)) if versions.get(name, 0) > 0}
-    return [int(_core.RESULT_VERSION)] + ([own] if own else [])
+    out: list = [int(_core.RESULT_VERSION)] + ([own] if own else [])
+    # An algorithm registered at run time (a Python class, a plugin) changes with its code, not
+    # with RESULT_VERSION: its source's or library's digest is part of the key (cclab.cc).
+    from .cc import fingerprints
+
+    external = fingerprints(scenario)
+    if external:
+        out.append({"external": external})
+    return out
 
 
 def run_key(scenario: Mapping[str, Any], seed: int) -> str:

@@ -4,6 +4,7 @@
 //! `RuntimeError` naming it as an internal error, never a `PanicException`.
 //! Long calls release the GIL.
 
+use cclab_sim::cc::external::{collect_faults, Fault};
 use cclab_sim::results::{Column, RunOutput, Table};
 use cclab_sim::scenario::{Built, Scenario, ScenarioError as CoreError};
 use cclab_sim::units::SimTime;
@@ -16,6 +17,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Mutex;
 
 mod memory;
+mod pycc;
 
 #[global_allocator]
 static ALLOC: memory::Counting = memory::Counting;
@@ -25,6 +27,12 @@ static ALLOC: memory::Counting = memory::Counting;
 const EVENTS_PER_CHECK: u64 = 200_000;
 
 create_exception!(cclab._core, ScenarioError, PyValueError, "A scenario field failed validation.");
+create_exception!(
+    cclab._core,
+    AlgorithmError,
+    PyRuntimeError,
+    "A congestion control written in Python or loaded from a plugin failed in one of its hooks; the run stopped."
+);
 
 fn scenario_err(py: Python<'_>, e: CoreError) -> PyErr {
     let err = ScenarioError::new_err(e.to_string());
@@ -92,6 +100,38 @@ struct Sim {
     budget: Option<usize>,
     /// The step of simulated time between two checks of the budget, adapted to the event rate.
     step: SimTime,
+    /// Where the algorithms built from Python classes or plugins record a failure (pycc.rs).
+    faults: Vec<Fault>,
+    /// A Python algorithm runs in it: the run keeps the GIL (each hook needs it).
+    python: bool,
+}
+
+/// Builds `sc` and collects what its external algorithms need: their faults, and whether one
+/// is written in Python.
+fn build(sc: &Scenario, seed: u64) -> (Result<Built, CoreError>, Vec<Fault>, bool) {
+    pycc::BUILT_PYTHON.with(|b| b.set(false));
+    let (built, faults) = collect_faults(|| sc.build(seed));
+    (built, faults, pycc::BUILT_PYTHON.with(|b| b.replace(false)))
+}
+
+/// The first failure of an external algorithm, as AlgorithmError with the Python exception as
+/// its cause; a KeyboardInterrupt raised inside a hook is raised as it is.
+fn fault_err(py: Python<'_>, faults: &[Fault]) -> Option<PyErr> {
+    let f = faults.iter().find(|f| f.is_set())?;
+    let msg = f.get().unwrap_or_default();
+    let cause = f.take_payload().and_then(|p| p.downcast::<PyErr>().ok()).map(|b| *b);
+    if let Some(c) = &cause {
+        if c.is_instance_of::<pyo3::exceptions::PyKeyboardInterrupt>(py) {
+            return cause;
+        }
+    }
+    let err = AlgorithmError::new_err(msg.clone());
+    if let Some(c) = cause {
+        err.set_cause(py, Some(c));
+        // Kept for the next call: the run stays failed.
+        f.set_with(msg, None);
+    }
+    Some(err)
 }
 
 impl Sim {
@@ -106,8 +146,20 @@ impl Sim {
     #[new]
     fn new(py: Python<'_>, scenario_json: &str, seed: u64) -> PyResult<Self> {
         let sc = fits(py, parse(py, scenario_json)?)?;
-        let built = py.allow_threads(|| guard(|| sc.build(seed)))?.map_err(|e| scenario_err(py, e))?;
-        Ok(Sim { built: Mutex::new(built), scenario: sc, budget: memory::budget(), step: SimTime(1_000_000) })
+        let (built, faults, python) = py.allow_threads(|| guard(|| build(&sc, seed)))?;
+        // A hook that failed while the scenario was built (set_rng) fails the build.
+        if let Some(e) = fault_err(py, &faults) {
+            return Err(e);
+        }
+        let built = built.map_err(|e| scenario_err(py, e))?;
+        Ok(Sim {
+            built: Mutex::new(built),
+            scenario: sc,
+            budget: memory::budget(),
+            step: SimTime(1_000_000),
+            faults,
+            python,
+        })
     }
 
     /// The scenario this simulation was built from, normalized, as JSON (what
@@ -144,13 +196,17 @@ impl Sim {
         if !t.is_finite() || t < 0.0 {
             return Err(PyValueError::new_err(format!("run_until: t = {t}; accepted: seconds >= 0")));
         }
+        if let Some(e) = fault_err(py, &self.faults) {
+            return Err(e);
+        }
         let built = self.built.get_mut().unwrap_or_else(|e| e.into_inner());
         let until = SimTime::from_secs_f64(t).min(built.duration);
-        let (budget, step) = (self.budget, &mut self.step);
+        let (budget, step, faults) = (self.budget, &mut self.step, &self.faults);
         // In steps, so a queue that grows without bound stops the run before memory runs
         // out. Running to `until` in steps handles the same events in the same order as
-        // one call: only events up to each step's end are taken.
-        let over = py.allow_threads(|| {
+        // one call: only events up to each step's end are taken. A failed hook of an
+        // external algorithm stops it at the end of its step.
+        let mut steps = || {
             guard(|| loop {
                 let sim = &mut built.sim;
                 let end = SimTime(sim.now().0.saturating_add(step.0)).min(until);
@@ -168,11 +224,16 @@ impl Sim {
                 if let Some(e) = sim.trace_error() {
                     return Some(Stop::Trace(e));
                 }
-                if end >= until {
+                if end >= until || faults.iter().any(|f| f.is_set()) {
                     return None;
                 }
             })
-        })?;
+        };
+        // A Python algorithm needs the GIL in every hook: the run keeps it.
+        let over = if self.python { steps()? } else { py.allow_threads(steps)? };
+        if let Some(e) = fault_err(py, &self.faults) {
+            return Err(e);
+        }
         match over {
             None => Ok(()),
             Some(Stop::Trace((field, msg))) => {
@@ -259,7 +320,11 @@ fn output_to_py(py: Python<'_>, out: RunOutput) -> PyResult<Bound<'_, PyDict>> {
 #[pyfunction]
 fn check_scenario(py: Python<'_>, scenario_json: &str, seed: u64) -> PyResult<String> {
     let sc = fits(py, parse(py, scenario_json)?)?;
-    guard(|| sc.build(seed).map(|_| ()))?.map_err(|e| scenario_err(py, e))?;
+    let (built, faults, _) = guard(|| build(&sc, seed))?;
+    if let Some(e) = fault_err(py, &faults) {
+        return Err(e);
+    }
+    built.map(|_| ()).map_err(|e| scenario_err(py, e))?;
     Ok(sc.to_json())
 }
 
@@ -310,6 +375,52 @@ fn registry(py: Python<'_>) -> PyResult<Bound<'_, PyList>> {
     Ok(out)
 }
 
+/// Registers a Python class as the congestion control `name` (`cclab.register_cc` checks the
+/// class and passes the constructor's parameters with their defaults and the optional hooks it
+/// defines).
+#[pyfunction]
+#[pyo3(signature = (name, summary, cls, params, hooks, replace=false))]
+fn register_python_cc(
+    py: Python<'_>,
+    name: &str,
+    summary: &str,
+    cls: Py<PyAny>,
+    params: Vec<(String, f64)>,
+    hooks: Vec<String>,
+    replace: bool,
+) -> PyResult<()> {
+    pycc::register(py, name, summary, cls, params, hooks, replace)
+}
+
+/// The optional hooks a Python class may define, besides `ssthresh` and `cong_avoid`.
+#[pyfunction]
+fn optional_hooks() -> Vec<&'static str> {
+    pycc::optional_hook_names()
+}
+
+/// Whether `name` was registered while this process ran (a Python class or a plugin's entry).
+#[pyfunction]
+fn is_external(name: &str) -> bool {
+    cclab_sim::cc::external::is_external(name)
+}
+
+/// Loads a plugin library's algorithms, given the address of its `cclab_plugin_entry`
+/// function (found by `cclab.load_plugin` with ctypes, which keeps the library loaded).
+/// Returns the names registered; a one-line ValueError names the library otherwise.
+#[pyfunction]
+fn load_plugin_entry(address: usize, file: &str) -> PyResult<Vec<String>> {
+    if address == 0 {
+        return Err(PyValueError::new_err(format!("plugin {file}: its {} symbol is null", cclab_plugin::abi::SYMBOL)));
+    }
+    // SAFETY: the address is the plugin's exported entry (`extern "C" fn() -> *const Table`,
+    // the symbol `export!` defines), and the Python side keeps the library loaded for the life
+    // of the process. A library that exports the symbol with another signature is not a cclab
+    // plugin; nothing at load time can tell it apart.
+    let entry: cclab_plugin::host::EntryFn =
+        unsafe { std::mem::transmute::<usize, cclab_plugin::host::EntryFn>(address) };
+    guard(|| unsafe { cclab_plugin::host::load(entry, file) })?.map_err(PyValueError::new_err)
+}
+
 /// The loss recoveries a flow can use.
 #[pyfunction]
 fn recoveries() -> Vec<&'static str> {
@@ -355,6 +466,18 @@ fn stack_versions() -> std::collections::BTreeMap<&'static str, u32> {
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Sim>()?;
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
+    m.add("AlgorithmError", m.py().get_type::<AlgorithmError>())?;
+    m.add_class::<pycc::PyView>()?;
+    m.add_class::<pycc::PyAckSample>()?;
+    m.add_class::<pycc::PyRateSample>()?;
+    m.add_class::<pycc::PyCongControl>()?;
+    m.add_class::<pycc::PyObservation>()?;
+    m.add_function(wrap_pyfunction!(register_python_cc, m)?)?;
+    m.add_function(wrap_pyfunction!(optional_hooks, m)?)?;
+    m.add_function(wrap_pyfunction!(is_external, m)?)?;
+    m.add_function(wrap_pyfunction!(load_plugin_entry, m)?)?;
+    m.add("PLUGIN_SYMBOL", cclab_plugin::abi::SYMBOL)?;
+    m.add("PLUGIN_ABI_VERSION", cclab_plugin::abi::ABI_VERSION)?;
     m.add_function(wrap_pyfunction!(check_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(scenario_from_toml, m)?)?;
     m.add_function(wrap_pyfunction!(scenario_to_toml, m)?)?;

@@ -218,6 +218,19 @@ fn note(name: &'static str, kind: &'static str, default: String, accepted: Strin
     });
 }
 
+/// Notes a parameter for a schema being read ([`Schema::Read`]) by a constructor that does not
+/// read it with a [`ParamReader`] (a plugin's entry, whose reader runs in the plugin's own copy
+/// of this crate). Outside [`read_params`] it does nothing.
+pub fn note_param(spec: ParamSpec) {
+    READING.with(|r| {
+        if let Some(v) = r.borrow_mut().as_mut() {
+            if !v.iter().any(|p| p.name == spec.name) {
+                v.push(spec);
+            }
+        }
+    });
+}
+
 /// Reads a parameter with a default and a valid range, rejecting unknown names afterwards.
 pub struct ParamReader<'a> {
     params: &'a Params,

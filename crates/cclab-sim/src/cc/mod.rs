@@ -47,6 +47,7 @@ pub mod cr;
 pub mod cubic;
 pub mod cubic_linux;
 pub mod dctcp;
+pub mod external;
 pub mod fast;
 pub mod ghstcp;
 pub mod highspeed;
