@@ -18,6 +18,7 @@ use std::sync::Mutex;
 
 mod memory;
 mod pycc;
+mod pycc_types;
 
 #[global_allocator]
 static ALLOC: memory::Counting = memory::Counting;
