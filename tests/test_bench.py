@@ -41,3 +41,21 @@ def test_unknown_case_is_one_line_and_exit_2():
     res = CliRunner().invoke(app, ["bench", "B9"])
     assert res.exit_code == 2
     assert "B9" in res.output and "accepted" in res.output
+
+
+def test_ns3_auto_compiles_the_shipped_program_and_runs_the_same_case(monkeypatch):
+    import os
+
+    import pytest
+
+    from cclab.crosscheck import ns3
+
+    if ns3.available() is None:
+        pytest.skip("the ns3 wheel or g++ is not installed")
+    monkeypatch.delenv("CCLAB_NS3_BENCH", raising=False)
+    binary = bench.find_ns3()
+    assert binary is not None and os.access(binary, os.X_OK) and binary.name == "ns3-bench"
+    n = bench.run_ns3(binary, bench.CASES["B1"], 600.0, quick=True)
+    # One NewReno flow for 2 s on 100 Mbit/s: a few thousand packets, the link partly used.
+    assert 1_000 < n["delivered_pkts"] < 2 * 100e6 / 8 / 1500 * 2
+    assert 0 < n["utilization"] <= 1

@@ -1,6 +1,6 @@
 """Speed benchmarks B1–B4 of ``shared/DESIGN.md``, and B5 (B2 with BBR, paced): delivered data packets per
 wall-clock second and peak memory, each case in its own process so that its
-memory is its own; optionally the ns-3 program of ``shared/bench/ns3`` side by
+memory is its own; optionally ns-3's program (``bench_ns3.cc``, compiled against the ns3 wheel) side by
 side on the same case, with the ratio.
 
 Timing belongs here, never in tests: machines are shared and noisy, so compare
@@ -164,18 +164,27 @@ def run_isolated(key: str, quick: bool = False) -> dict[str, Any]:
 QUICK_DURATION = "2s"
 
 
+#: The ns-3 program that runs the same cases (a dumbbell of ns-3.44's own TCP and queues).
+NS3_SOURCE = Path(__file__).with_name("bench_ns3.cc")
+
+
 def find_ns3() -> Path | None:
-    """The ns-3 benchmark binary: $CCLAB_NS3_BENCH, or shared/bench/ns3/dumbbell_bench beside the repo."""
+    """The ns-3 benchmark binary: $CCLAB_NS3_BENCH, else ``bench_ns3.cc`` (beside this module)
+    compiled against the installed ns3 wheel with g++ (cached under ~/.cache/cclab/ns3, as the
+    cross-check's program); None when neither is there."""
     env = os.environ.get("CCLAB_NS3_BENCH")
     if env:
         p = Path(env)
         return p if p.is_file() and os.access(p, os.X_OK) else None
-    here = Path(__file__).resolve()
-    for up in here.parents:
-        cand = up / "shared" / "bench" / "ns3" / "dumbbell_bench"
-        if cand.is_file() and os.access(cand, os.X_OK):
-            return cand
-    return None
+    from .crosscheck import ns3
+    from .crosscheck.errors import CrosscheckError
+
+    if ns3.available() is None:
+        return None
+    try:
+        return ns3.binary(NS3_SOURCE, "ns3-bench", "--ns3")
+    except CrosscheckError:
+        return None
 
 
 def _vm_hwm_mib(pid: int) -> Optional[float]:
@@ -190,10 +199,13 @@ def _vm_hwm_mib(pid: int) -> Optional[float]:
     return None
 
 
-def run_ns3(binary: Path, case: BenchCase, timeout_s: float) -> dict[str, Any]:
-    """Runs ns-3's program on the same case. Its peak memory is read from /proc while it
-    runs (VmHWM only grows), since rusage would include this process's own peak."""
+def run_ns3(binary: Path, case: BenchCase, timeout_s: float, quick: bool = False) -> dict[str, Any]:
+    """Runs ns-3's program on the same case (``quick``: the same 2 s simulated as cclab's
+    --quick). Its peak memory is read from /proc while it runs (VmHWM only grows), since
+    rusage would include this process's own peak."""
     argv = [str(binary), *(case.ns3_args or []), "--progress=0"]
+    if quick:
+        argv.append(f"--simTime={float(QUICK_DURATION.rstrip('s')):g}")
     proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     peak = 0.0
     t0 = time.monotonic()

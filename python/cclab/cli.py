@@ -379,7 +379,8 @@ def bench(
         typer.Option(
             "--ns3",
             help="Also run ns-3's dumbbell_bench on each case and print the ratio: a path to the "
-            "binary, or 'auto' for $CCLAB_NS3_BENCH or ../shared/bench/ns3/dumbbell_bench.",
+            "binary, or 'auto' for $CCLAB_NS3_BENCH, else cclab's bench_ns3.cc compiled against the ns3 wheel "
+            "(pip install ns3==3.44.post0, g++).",
             show_default=False,
         ),
     ] = None,
@@ -401,7 +402,8 @@ def bench(
     if ns3 is not None:
         binary = b.find_ns3() if ns3 == "auto" else Path(ns3)
         if binary is None or not binary.is_file():
-            fail("--ns3", f"no ns-3 benchmark binary at {ns3!r}; build it with ../shared/bench/ns3/build.sh")
+            fail("--ns3", f"no ns-3 benchmark binary at {ns3!r}; accepted: an executable, or 'auto' with the ns3 "
+                 "wheel and g++ installed (pip install ns3==3.44.post0) to compile cclab's bench_ns3.cc")
     con = Console(highlight=False, width=max(_stdout().width, 150))
     m = b.machine()
     con.print(f"machine: {m['platform']}, {m['cores']} cores, Python {m['python']}, cclab {m['cclab']}")
@@ -424,11 +426,11 @@ def bench(
         row = [k, f"{r['wall_s']:.2f}", f"{r['delivered_pkts']:,}", f"{r['pkts_per_s']:,.0f}",
                f"{r['sim_rss_mib']:.1f}", f"{r['peak_rss_mib']:.1f}", f"{r['utilization']:.4f}"]
         if binary is not None:
-            if case.ns3_args is None or quick:
+            if case.ns3_args is None:
                 row += ["not run", "", "", ""]
             else:
                 try:
-                    n = b.run_ns3(binary, case, ns3_timeout)
+                    n = b.run_ns3(binary, case, ns3_timeout, quick=quick)
                     row += [f"{n['pkts_per_s']:,.0f}", f"{n['peak_rss_mib']:.1f}",
                             f"{r['pkts_per_s'] / n['pkts_per_s']:.1f}x", f"{n['peak_rss_mib'] / r['peak_rss_mib']:.2f}x"]
                 except (RuntimeError, OSError, subprocess.TimeoutExpired) as e:
@@ -437,7 +439,7 @@ def bench(
         con.print(f"{k} done: {r['pkts_per_s']:,.0f} delivered pkts/s")
     con.print(t)
     if binary is not None and any(b.CASES[k].ns3_args is None for k in keys):
-        con.print("ns-3 does not finish B3 as specified (see ../shared/bench/README.md); it is not run.")
+        con.print("ns-3 does not finish B3 as specified (docs/benchmarks.md); it is not run.")
 
 
 @app.command()

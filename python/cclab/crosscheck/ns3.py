@@ -183,7 +183,7 @@ def _version() -> str:
     return major_minor
 
 
-def _command(prefix: Path, cxx: str, out: Path) -> List[str]:
+def _command(prefix: Path, cxx: str, out: Path, source: Path = SOURCE) -> List[str]:
     """The compile command (compile definitions as the wheel's CMake targets declare them)."""
     ver = _version()
     lib = prefix / "lib64"
@@ -191,28 +191,30 @@ def _command(prefix: Path, cxx: str, out: Path) -> List[str]:
             "-DHAVE_SQLITE3", "-DHAVE_LIBXML2", "-DHAVE_GSL"]
     libs = [f"-lns{ver}-{m}" for m in ("applications", "traffic-control", "internet", "point-to-point",
                                          "bridge", "network", "core")]
-    return [cxx, "-std=c++20", "-O2", "-pipe", *defs, f"-I{prefix / 'include'}", str(SOURCE), "-o", str(out),
+    return [cxx, "-std=c++20", "-O2", "-pipe", *defs, f"-I{prefix / 'include'}", str(source), "-o", str(out),
             f"-L{lib}", f"-Wl,-rpath,{lib}", f"-Wl,-rpath-link,{lib}", *libs, "-lpthread"]
 
 
-def binary() -> Path:
-    """The compiled program, compiled now if this source and ns-3 version have none yet."""
+def binary(source: Path = SOURCE, name: str = "ns3-crosscheck", field: str = "--with") -> Path:
+    """The compiled program (the cross-check's, or another ``source`` against the same ns-3),
+    compiled now if this source and ns-3 version have none yet; cached by their digest."""
     prefix, cxx = _prefix(), _compiler()
     if prefix is None or cxx is None:
-        raise CrosscheckError("--with", NAME, "an installed ns-3 (pip install ns3==3.44.post0) and g++")
-    probe = _command(prefix, cxx, Path("OUT"))
-    key = hashlib.sha256(SOURCE.read_bytes() + b"".join(h.read_bytes() for h in HEADER_SOURCES)
+        raise CrosscheckError(field, NAME, "an installed ns-3 (pip install ns3==3.44.post0) and g++")
+    probe = _command(prefix, cxx, Path("OUT"), source)
+    headers = HEADER_SOURCES if source == SOURCE else []
+    key = hashlib.sha256(source.read_bytes() + b"".join(h.read_bytes() for h in headers)
                          + "\0".join(probe).encode()
                          + _version().encode()).hexdigest()[:16]
     base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "cclab" / "ns3" / key
-    exe = base / "ns3-crosscheck"
+    exe = base / name
     if exe.exists():
         return exe
     base.mkdir(parents=True, exist_ok=True)
     # Compiled under a temporary name and renamed: two runs compiling at once both succeed.
     fd, tmp = tempfile.mkstemp(dir=base, prefix=".build-")
     os.close(fd)
-    p = subprocess.run(_command(prefix, cxx, Path(tmp)), capture_output=True, text=True)
+    p = subprocess.run(_command(prefix, cxx, Path(tmp), source), capture_output=True, text=True)
     if p.returncode != 0:
         Path(tmp).unlink(missing_ok=True)  # the compiler may have removed it
         errors = [x for x in p.stderr.splitlines() if "error" in x] or p.stderr.strip().splitlines() or ["(no message)"]
