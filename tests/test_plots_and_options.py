@@ -207,3 +207,16 @@ def test_a_sample_interval_under_the_rtt_and_a_run_too_short_for_slow_start_are_
     with warnings.catch_warnings():
         warnings.simplefilter("error", CclabWarning)
         cclab.run(TINY)  # nothing to warn about
+
+
+def test_plot_flow_marks_the_traced_drops_and_timeouts_at_their_times(tmp_path):
+    sc = tiny(**{"topology.bottleneck.buffer": "0.25bdp"})
+    sc["trace"] = {"flows": [0]}
+    res = cclab.run(sc, seed=1)
+    p = res.packets[res.packets["flow"] == 0]
+    drops = p[(p["event"] == "drop") & (p["kind"] == "data")]["time_s"].to_numpy()
+    rtos = p[p["event"] == "rto"]["time_s"].to_numpy()
+    fig = res.plot_flow(0, tmp_path / "f.png")
+    marks = {c.get_label(): c.get_offsets()[:, 0] for c in fig.axes[0].collections if c.get_offsets().size}
+    assert len(drops) > 0 and list(marks["drop (trace)"]) == list(drops)
+    assert list(marks.get("retransmission timeout (trace)", [])) == list(rtos)

@@ -229,10 +229,26 @@ def window_reductions(series: pd.DataFrame) -> pd.DataFrame:
     return out.reset_index(drop=True)
 
 
+def _traced_events(res: "Result", flow: int) -> Optional[tuple]:
+    """The times of the flow's data drops and retransmission timeouts from the packet trace, or
+    None when the run did not trace the flow (docs/tracing.md)."""
+    p = getattr(res, "packets", None)
+    if p is None or p.empty:
+        return None
+    mine = p[(p["flow"] == flow) & (p["kind"] != "udp")]
+    if mine.empty:
+        return None
+    drops = mine[(mine["event"] == "drop") & (mine["kind"] == "data")]["time_s"].to_numpy(dtype=float)
+    rtos = mine[mine["event"] == "rto"]["time_s"].to_numpy(dtype=float)
+    return drops, rtos
+
+
 def plot_flow(res: "Result", flow: Union[int, str], path: PathArg = None) -> "Figure":
-    """One flow's window and slow-start threshold over time, with its window reductions
-    (ssthresh set anew) and restarts (window back to 1-2 packets: a timeout) marked, the warm-up
-    shaded, and its RTT below. ``flow``: an index or a flow name."""
+    """One flow's window and slow-start threshold over time, with its losses and timeouts
+    marked, the warm-up shaded, and its RTT below. ``flow``: an index or a flow name. With a
+    packet trace of the flow (``trace``, docs/tracing.md) the marks are its drops and
+    retransmission timeouts at their exact times; without one, the samples at which its window
+    was cut (ssthresh set anew) or restarted from 1-2 packets (a timeout)."""
     _needs_series(res, "plot_flow")
     ids = res._select_flows([flow])
     if len(ids) != 1:
@@ -248,12 +264,22 @@ def plot_flow(res: "Result", flow: Union[int, str], path: PathArg = None) -> "Fi
     finite = np.isfinite(ss)
     if finite.any():
         ax.plot(t[finite], ss[finite], linewidth=0.8, linestyle="--", label="ssthresh")
-    ev = window_reductions(s)
-    for kind, marker, color in (("reduction", "v", "tab:red"), ("restart", "x", "black")):
-        e = ev[ev["kind"] == kind]
-        if not e.empty:
-            ax.scatter(e["time_s"], e["cwnd"], marker=marker, color=color, s=22, zorder=3,
-                       label={"reduction": "window cut (ssthresh set)", "restart": "restart (timeout)"}[kind])
+    traced = _traced_events(res, f)
+    if traced is not None:
+        # The trace has every drop and every timeout of the flow at its exact time.
+        drops, rtos = traced
+        for times, marker, color, label in ((drops, "v", "tab:red", "drop (trace)"),
+                                            (rtos, "x", "black", "retransmission timeout (trace)")):
+            if len(times):
+                ax.scatter(times, np.interp(times, t, s["cwnd"].to_numpy(dtype=float)), marker=marker, color=color,
+                           s=22, zorder=3, label=label)
+    else:
+        ev = window_reductions(s)
+        for kind, marker, color in (("reduction", "v", "tab:red"), ("restart", "x", "black")):
+            e = ev[ev["kind"] == kind]
+            if not e.empty:
+                ax.scatter(e["time_s"], e["cwnd"], marker=marker, color=color, s=22, zorder=3,
+                           label={"reduction": "window cut (ssthresh set)", "restart": "restart (timeout)"}[kind])
     warmup = float(res.summary().get("warmup_s", 0.0))
     for a in (ax, ax_rtt):
         shade_warmup(a, warmup)
