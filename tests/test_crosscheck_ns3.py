@@ -221,10 +221,10 @@ def test_dctcp_is_ns3s_tcp_dctcp_on_red_set_up_as_a_step_marker_one_below_k():
     t = text(sc)
     f = record(t, "flow", 0)
     assert f["cc"] == "ns3::TcpDctcp" and f["cc.DctcpShiftG"] == "0.125" and f["tcp.UseEcn"] == "On"
-    bn = next(line for line in t.splitlines() if line.startswith("link ") and "queue=red" in line)
+    bn = next(line for line in t.splitlines() if line.startswith("link ") and "queue=ns3::RedQueueDisc" in line)
     # ns-3's disc holds one packet less than cclab's queue (one is staged in the device).
-    for a in ("red.MinTh=19.0", "red.MaxTh=19.0", "red.QW=1.0", "red.UseEcn=true", "red.UseHardDrop=false",
-              "red.Gentle=false", "limit=29"):
+    for a in ("qd.MinTh=19.0", "qd.MaxTh=19.0", "qd.QW=1.0", "qd.UseEcn=true", "qd.UseHardDrop=false",
+              "qd.Gentle=false", "limit=29"):
         assert a in bn.split(), a
 
 
