@@ -49,6 +49,19 @@ impl<'a> VarySpec<'a> {
         }
     }
 
+    /// What applies to a dumbbell's reverse direction: the rate and delay schedules (as `rate`
+    /// and `delay`), not the loss or the trace (as `loss`).
+    pub(crate) fn both_ways(&self) -> VarySpec<'a> {
+        VarySpec {
+            loss: None,
+            rate_schedule: self.rate_schedule,
+            delay_schedule: self.delay_schedule,
+            loss_schedule: &None,
+            gilbert_elliott: &None,
+            mahimahi: &None,
+        }
+    }
+
     fn any(&self) -> bool {
         self.rate_schedule.is_some()
             || self.delay_schedule.is_some()

@@ -285,11 +285,14 @@ pub fn build_dumbbell(
     let mut l = Link::new("bottleneck".into(), 0, 1, b_rate, b_delay, q);
     l.role = "bottleneck";
     l.loss = loss;
+    let mut files = Files::default();
     let vary = VarySpec::of_bottleneck(b);
-    apply_vary(&mut l, "topology.bottleneck", &vary, seed, 0, &mut Files::default())?;
+    apply_vary(&mut l, "topology.bottleneck", &vary, seed, 0, &mut files)?;
     let bl = sim.add_link(l);
     let mut l = Link::new("bottleneck.reverse".into(), 1, 0, b_rate, b_delay, rq);
     l.role = "reverse";
+    // The rate and delay schedules both ways, as rate and delay; loss and a trace forward only.
+    apply_vary(&mut l, "topology.bottleneck", &vary.both_ways(), seed, 1, &mut files)?;
     let rl = sim.add_link(l);
     sim.monitored.push(bl);
     if two_way {

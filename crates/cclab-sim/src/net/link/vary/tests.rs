@@ -1,4 +1,6 @@
 use super::*;
+use crate::net::link::Arrival;
+use crate::queue::{droptail::DropTail, test_packet, Capacity};
 use crate::rng::{self, stream_rng};
 
 fn ms(v: u64) -> SimTime {
@@ -113,4 +115,38 @@ fn gilbert_elliott_loses_the_stationary_share_in_bursts_of_mean_length_one_over_
     let mean_run = lost as f64 / runs as f64;
     assert!((share - 0.01 / 0.26).abs() < 0.003, "share {share}");
     assert!((mean_run - 4.0).abs() < 0.2, "mean run {mean_run}");
+}
+
+/// A 1 Mbit/s link whose delay drops from 100 ms to 10 ms at 5 ms.
+fn delay_step_link() -> Link {
+    let mut l = Link::new("l".into(), 0, 1, Rate(1_000_000), ms(100), Box::new(DropTail::new(Capacity::Unlimited)));
+    l.set_varying(Varying::new(None, Some(Steps::new(vec![(ms(5), ms(10))])), None, None, None));
+    l
+}
+
+#[test]
+fn a_delay_step_down_keeps_the_wire_in_order() {
+    let mut l = delay_step_link();
+    // 125 bytes take 1 ms at 1 Mbit/s: the first arrives at 1 + 100 ms.
+    let Arrival::Sent(_, first) = l.arrive(SimTime::ZERO, test_packet(125)) else { panic!("sent at once") };
+    assert_eq!(first.arrive, ms(101));
+    // Sent at 6 ms with 10 ms of delay it would arrive at 17 ms, before the first: it waits for it.
+    let Arrival::Sent(_, second) = l.arrive(ms(6), test_packet(125)) else { panic!("sent at once") };
+    assert_eq!(second.arrive, ms(101));
+    // Once the wire has drained, the new delay alone counts: sent at 200 ms, there at 211 ms.
+    let Arrival::Sent(_, third) = l.arrive(ms(200), test_packet(125)) else { panic!("sent at once") };
+    assert_eq!(third.arrive, ms(211));
+}
+
+#[test]
+fn a_rate_step_applies_from_the_next_transmission_and_one_in_progress_finishes_at_the_old_rate() {
+    let mut l =
+        Link::new("l".into(), 0, 1, Rate(1_000_000), SimTime::ZERO, Box::new(DropTail::new(Capacity::Unlimited)));
+    l.set_varying(Varying::new(Some(Steps::new(vec![(ms(1), Rate(2_000_000))])), None, None, None, None));
+    // 250 bytes: 2 ms at 1 Mbit/s, started before the step at 1 ms: done at 2 ms.
+    let Arrival::Sent(_, a) = l.arrive(SimTime::ZERO, test_packet(250)) else { panic!("sent at once") };
+    assert_eq!(a.arrive, ms(2));
+    // The next, sent at 2 ms, at 2 Mbit/s: 1 ms. The cached serialization time was reset.
+    let Arrival::Sent(_, b) = l.arrive(ms(2), test_packet(250)) else { panic!("sent at once") };
+    assert_eq!(b.arrive, ms(3));
 }
