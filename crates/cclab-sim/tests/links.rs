@@ -89,7 +89,7 @@ fn packets_smaller_than_an_opportunity_share_it_and_deliver_its_bytes_within_one
 }
 
 #[test]
-fn a_bulk_tcp_flow_over_a_trace_delivers_nearly_every_opportunity_once_past_slow_start() {
+fn a_bulk_tcp_flow_behind_a_deep_buffer_uses_every_opportunity_once_past_slow_start() {
     let trace = write_trace("tcp");
     let text = format!(
         r#"
@@ -111,7 +111,9 @@ rtt = "40ms"
     let offered = opportunities_in(5.0, 20.0) * 1500;
     let share = sent as f64 / offered as f64;
     eprintln!("mahimahi cubic: bottleneck sent {sent} B of {offered} B of opportunities ({share:.4})");
-    assert!(share > 0.9 && share <= 1.0, "share {share}");
+    // The buffer (300 packets) is several times the BDP at the trace's peak (4 opportunities a
+    // millisecond over 40 ms: 160 packets), so CUBIC's backoffs never empty it.
+    assert!(share > 0.99 && share <= 1.0, "share {share}");
     std::fs::remove_file(trace).ok();
 }
 
