@@ -277,3 +277,22 @@ fn relative_paths_are_resolved_against_the_scenario_directory() {
     assert_eq!(b.mahimahi.as_deref(), Some("/data/study/traces/a.trace"));
     assert!(matches!(&b.loss_schedule, Some(cclab_sim::scenario::Schedule::File(p)) if p == "/abs/l.txt"));
 }
+
+#[test]
+fn gilbert_elliott_loss_on_a_link_drops_its_stationary_share() {
+    // p = 0.02, r = 0.3, everything lost in the bad state: 0.02 / 0.32 = 6.25 % of the packets.
+    let text = r#"
+duration = "20s"
+[topology]
+bottleneck = { rate = "10Mbps", delay = "10ms", buffer = "100pkts", gilbert_elliott = { p = 0.02, r = 0.3 } }
+[[udp]]
+rate = "5Mbps"
+"#;
+    let mut b = build(text);
+    b.sim.run_until(SimTime::from_secs_f64(20.0));
+    let n = b.sim.links[0].qstats.arrivals as f64;
+    let share = b.sim.udp[0].drops as f64 / n;
+    eprintln!("gilbert-elliott: {share:.4} of {n} packets lost");
+    // Bursts make the share vary more than a binomial's: a tolerance of 1.5 points over 12500 packets.
+    assert!((share - 0.0625).abs() < 0.015, "share {share}");
+}

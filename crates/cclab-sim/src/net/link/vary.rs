@@ -27,11 +27,13 @@
 //!
 //! # Gilbert-Elliott loss
 //!
-//! Two states, good and bad. At each arriving packet the state moves first (good to bad with
-//! probability `p`, bad to good with `r`), then the packet is lost with the loss probability of
-//! the state it is in (`loss_good`, default 0; `loss_bad`, default 1: Gilbert's model). Linux
-//! netem's `loss gemodel p r 1-h 1-k` draws the same quantities; the mean loss is
-//! `(r loss_good + p loss_bad) / (p + r)` and a bad run lasts `1/r` packets on average.
+//! Two states, good and bad. At each arriving packet, as Linux netem's `loss_gilb_ell()`
+//! (net/sched/sch_netem.c, `loss gemodel p r 1-h 1-k`): a first draw moves the state (good to
+//! bad with probability `p`, bad to good with `r`), a second loses the packet with the loss
+//! probability of the state it was in before the move (`loss_good`, netem's 1-k, default 0;
+//! `loss_bad`, netem's 1-h, default 1: Gilbert's model). The mean loss is
+//! `(r loss_good + p loss_bad) / (p + r)`; with `loss_bad = 1` and `loss_good = 0` a burst of
+//! losses lasts `1/r` packets on average.
 //!
 //! # Mahimahi traces
 //!
@@ -248,14 +250,14 @@ impl GilbertElliott {
         GilbertElliott { p, r, loss_good, loss_bad, bad: false, rng }
     }
 
-    /// Moves the channel's state for one packet; `true` if the packet is lost.
+    /// Moves the channel's state for one packet; `true` if the packet is lost (by the state it
+    /// found, as netem: the move and the loss are two draws).
     fn lose(&mut self) -> bool {
-        let flip = if self.bad { self.r } else { self.p };
+        let (flip, loss) = if self.bad { (self.r, self.loss_bad) } else { (self.p, self.loss_good) };
         if self.rng.gen::<f64>() < flip {
             self.bad = !self.bad;
         }
-        let loss = if self.bad { self.loss_bad } else { self.loss_good };
-        loss > 0.0 && self.rng.gen::<f64>() < loss
+        self.rng.gen::<f64>() < loss
     }
 }
 
