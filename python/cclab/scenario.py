@@ -132,7 +132,25 @@ def load_scenario(path: Union[str, os.PathLike[str]]) -> Scenario:
             if where:
                 raise scenario_error(e.field, f"({inner} {where})", e.accepted) from None
         raise
+    _resolve_files(result, p.parent)
     return result
+
+
+# The link fields that name files (docs/links.md); a schedule may also be a list of steps.
+_FILE_FIELDS = ("mahimahi", "rate_schedule", "delay_schedule", "loss_schedule")
+
+
+def _resolve_files(sc: Scenario, directory: Path) -> None:
+    """Makes the relative paths of trace and schedule files relative to the scenario file's directory."""
+    topology = sc.get("topology") or {}
+    links = [topology.get("bottleneck")] + list(topology.get("links") or [])
+    for link in links:
+        if not isinstance(link, dict):
+            continue
+        for key in _FILE_FIELDS:
+            v = link.get(key)
+            if isinstance(v, str) and not os.path.isabs(v):
+                link[key] = str(directory / v)
 
 
 def _toml_position(text: str) -> str:

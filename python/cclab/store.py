@@ -69,10 +69,34 @@ def result_versions(scenario: Mapping[str, Any]) -> list:
     return out
 
 
+def file_digests(scenario: Mapping[str, Any]) -> dict:
+    """The SHA-256 of each trace or schedule file the scenario's links name (docs/links.md), by
+    path: a run depends on their content, which the scenario's text does not hold."""
+    topology = scenario.get("topology")
+    if not isinstance(topology, Mapping):
+        return {}
+    links = [topology.get("bottleneck")] + list(topology.get("links") or [])
+    out = {}
+    for link in links:
+        if not isinstance(link, Mapping):
+            continue
+        for name in ("mahimahi", "rate_schedule", "delay_schedule", "loss_schedule"):
+            path = link.get(name)
+            if isinstance(path, str) and path not in out:
+                try:
+                    out[path] = hashlib.sha256(Path(path).read_bytes()).hexdigest()
+                except OSError:
+                    out[path] = "unreadable"
+    return out
+
+
 def run_key(scenario: Mapping[str, Any], seed: int) -> str:
     """The key of a run: a digest of the scenario (as given), the seed and the result versions
-    (``result_versions``)."""
-    blob = json.dumps([dict(scenario), int(seed), *result_versions(scenario)], sort_keys=True, default=str)
+    (``result_versions``), and of the content of the files it names, if any (``file_digests``;
+    a scenario naming none keeps the key it had before links could name files)."""
+    files = file_digests(scenario)
+    extra = [{"files": files}] if files else []
+    blob = json.dumps([dict(scenario), int(seed), *result_versions(scenario), *extra], sort_keys=True, default=str)
     return hashlib.sha256(blob.encode()).hexdigest()
 
 

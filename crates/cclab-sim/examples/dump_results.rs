@@ -23,6 +23,7 @@ fn main() {
     let seed = args.get(2).map(|s| s.parse().expect("seed: a whole number")).unwrap_or(1);
     let parsed = if path.ends_with(".json") { Scenario::from_json(&text) } else { Scenario::from_toml(&text) };
     let mut sc = parsed.unwrap_or_else(|e| fail(e.to_string()));
+    sc.resolve_paths(std::path::Path::new(path).parent().unwrap_or(std::path::Path::new(".")));
     if let Some(d) = args.get(3) {
         sc.duration = d.clone();
     }

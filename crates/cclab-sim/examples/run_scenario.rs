@@ -15,10 +15,11 @@ fn main() {
         std::process::exit(2)
     });
     let seed = args.get(2).map(|s| s.parse().expect("seed: a whole number")).unwrap_or(1);
-    let sc = Scenario::from_toml(&text).unwrap_or_else(|e| {
+    let mut sc = Scenario::from_toml(&text).unwrap_or_else(|e| {
         eprintln!("error: {e}");
         std::process::exit(2)
     });
+    sc.resolve_paths(std::path::Path::new(path).parent().unwrap_or(std::path::Path::new(".")));
     let mut b = sc.build(seed).unwrap_or_else(|e| {
         eprintln!("error: {e}");
         std::process::exit(2)

@@ -96,6 +96,14 @@ fn reference_runs() -> Vec<(String, String)> {
         .replace("recovery = \"sack\"\n", "recovery = \"sack\"\necn = true\n");
     runs.push(("ecn".into(), ecn.clone()));
     runs.push(("stack ns2 ecn".into(), ecn.replace("ecn = true\n", "ecn = true\nstack = \"ns2\"\n")));
+    // Links that vary over time (net/link/vary.rs): rate and delay steps with a loss schedule, and
+    // the example's Mahimahi trace (by its absolute path: the digest does not depend on it).
+    let steps =
+        ", rate_schedule = [[\"2s\", \"5Mbps\"], [\"4s\", \"30Mbps\"]], delay_schedule = [[\"3s\", \"30ms\"]], \
+                 loss_schedule = [[\"1s\", 0.001], [\"5s\", 0.0]]";
+    runs.push(("rate schedule".into(), pair("cubic", "sack", "red", steps)));
+    let trace = dir.join("links/cellular.trace");
+    runs.push(("mahimahi".into(), pair("bbr", "sack", "droptail", &format!(", mahimahi = \"{}\"", trace.display()))));
     runs
 }
 

@@ -165,12 +165,29 @@ def _refuse_untranslated_params(sc: Mapping[str, Any], mod: Any) -> None:
                                       f"{which} for {g.get('cc')} ({mod.NAME} runs its own values of the others)")
 
 
+#: The link fields that make a link vary over time (docs/links.md): no peer translation has them.
+VARYING_FIELDS = ("rate_schedule", "delay_schedule", "loss_schedule", "gilbert_elliott", "mahimahi")
+
+
+def _refuse_varying_links(sc: Mapping[str, Any], mod: Any) -> None:
+    """A link whose rate, delay or loss changes over time would run as a fixed link in the peer."""
+    topology = sc.get("topology") or {}
+    links = [("topology.bottleneck", topology.get("bottleneck"))]
+    links += [(f"topology.links[{i}]", link) for i, link in enumerate(topology.get("links") or [])]
+    for where, link in links:
+        for name in VARYING_FIELDS:
+            if isinstance(link, Mapping) and link.get(name) is not None:
+                raise CrosscheckError(f"{where}.{name}", "(set)",
+                                      f"links of fixed rate, delay and loss ({mod.NAME}'s translation has no schedules or traces)")
+
+
 def refusal(scenario: Union[Mapping[str, Any], str], peer: str) -> Optional[CrosscheckError]:
     """Why ``scenario`` does not translate for ``peer`` (its first seed's build), or None."""
     mod = PEERS[peer]
     sc = as_scenario(scenario)
     try:
         _refuse_untranslated_params(sc, mod)
+        _refuse_varying_links(sc, mod)
         seed = resolve_seed(None, sc)
         sim = _core.Sim(_to_json(sc), seed)
         net = json.loads(sim.network())
@@ -196,6 +213,7 @@ def crosscheck(scenario: Union[Mapping[str, Any], str], peer: str = "ns2", seeds
     if first + seeds - 1 > SEED_MAX:
         raise CrosscheckError("--seeds", seeds, f"at most {SEED_MAX - first + 1} from seed {first}")
     _refuse_untranslated_params(sc, mod)
+    _refuse_varying_links(sc, mod)
     if mod.available() is None:
         raise CrosscheckError("--with", peer, f"an installed {peer} (see docs/fidelity.md)")
     rows: List[Dict[str, Any]] = []

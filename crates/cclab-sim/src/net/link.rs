@@ -1,5 +1,6 @@
 //! A one-way link: a queue discipline in front of a transmitter of fixed
-//! rate, and a wire of fixed propagation delay.
+//! rate, and a wire of fixed propagation delay (or, when its scenario asks, a rate,
+//! delay and loss that change over time, or a Mahimahi trace: `link/vary.rs`).
 //!
 //! Since the delay is constant, packets leave the wire in the order they
 //! entered it, so the wire is a FIFO and only its head is in the event queue.
@@ -20,6 +21,9 @@ use crate::units::{Rate, SimTime};
 use rand::Rng;
 use rand_pcg::Pcg64;
 use std::collections::VecDeque;
+
+pub mod vary;
+pub use vary::Varying;
 
 /// Counters of the queue in front of a link.
 #[derive(Clone, Copy, Debug, Default)]
@@ -151,6 +155,9 @@ pub struct Link {
     /// The serialization time of the last packet size sent: most packets are of one or two
     /// sizes, and the division of `Rate::tx_time` is then done once.
     tx_time_of: (u32, SimTime),
+    /// Rate, delay or loss that change over time, or a Mahimahi trace (`vary.rs`); `None`
+    /// for a fixed link, which then takes none of their paths.
+    pub vary: Option<Box<Varying>>,
 }
 
 impl Link {
@@ -173,6 +180,7 @@ impl Link {
             loss: None,
             head_drops: Vec::new(),
             tx_time_of: (0, SimTime::ZERO),
+            vary: None,
         }
     }
 
@@ -183,7 +191,12 @@ impl Link {
     pub fn arrive(&mut self, now: SimTime, p: Packet) -> Arrival {
         self.qstats.arrivals += 1;
         self.qstats.arrival_bytes += p.size as u64;
-        if let Some((prob, rng)) = &mut self.loss {
+        if self.vary.is_some() {
+            if self.varying_loses(now) {
+                self.qstats.drop(DropCause::LinkLoss, p.size);
+                return Arrival::Dropped(p, DropCause::LinkLoss);
+            }
+        } else if let Some((prob, rng)) = &mut self.loss {
             if rng.gen::<f64>() < *prob {
                 self.qstats.drop(DropCause::LinkLoss, p.size);
                 return Arrival::Dropped(p, DropCause::LinkLoss);
@@ -191,7 +204,9 @@ impl Link {
         }
         // Idle: nothing being sent and nothing waiting (a waiting packet implies a pending LinkReady).
         let idle = now >= self.busy_until && !self.ready_pending;
-        if idle && self.queue.passes_when_idle(&p) {
+        // A trace link sends only at its delivery opportunities: the packet waits for the next.
+        let wait = if idle { self.waits_until(now) } else { None };
+        if idle && wait.is_none() && self.queue.passes_when_idle(&p) {
             // The queue's round trip (enqueue, then `start_tx` dequeues it at once) as the
             // counters see it: the length was 0 until now and is 1 for no time.
             self.qstats.advance_empty(now);
@@ -209,11 +224,14 @@ impl Link {
         match verdict {
             Ok(()) => {
                 self.qstats.observe_max(self.queue.len_pkts(), self.queue.len_bytes());
-                if idle {
+                if let Some(t) = wait {
+                    self.ready_pending = true;
+                    Arrival::Queued(Some(t))
+                } else if idle {
                     Arrival::StartTx
                 } else if !self.ready_pending {
                     self.ready_pending = true;
-                    Arrival::Queued(Some(self.busy_until))
+                    Arrival::Queued(Some(self.next_ready()))
                 } else {
                     Arrival::Queued(None)
                 }
@@ -231,6 +249,9 @@ impl Link {
     /// left in `head_drops`, counted here.
     #[inline]
     pub fn start_tx(&mut self, now: SimTime) -> Option<(Packet, Transmit)> {
+        if self.vary.is_some() {
+            self.refresh(now);
+        }
         self.qstats.advance(now, self.queue.len_pkts(), self.queue.len_bytes());
         self.head_drops.clear();
         let p = self.queue.dequeue_or_drop(now, &mut self.head_drops);
@@ -241,7 +262,7 @@ impl Link {
         let arrive = self.transmit(now, p.size);
         let ready_at = if self.queue.len_pkts() > 0 {
             self.ready_pending = true;
-            Some(self.busy_until)
+            Some(self.next_ready())
         } else {
             None
         };
@@ -252,6 +273,9 @@ impl Link {
     #[inline]
     fn transmit(&mut self, now: SimTime, size: u32) -> SimTime {
         self.qstats.departures += 1;
+        if self.vary.is_some() {
+            return self.transmit_varying(now, size);
+        }
         if self.tx_time_of.0 != size {
             self.tx_time_of = (size, self.rate.tx_time(size));
         }
@@ -268,6 +292,9 @@ impl Link {
     #[inline]
     pub fn wire_push(&mut self, arrive: SimTime, p: Packet) -> bool {
         let was_empty = self.wire.is_empty();
+        if self.vary.is_some() {
+            self.varying_wire_push();
+        }
         self.wire.push_back((arrive, p));
         was_empty
     }
@@ -277,6 +304,10 @@ impl Link {
     #[inline]
     pub fn wire_pop(&mut self) -> (Packet, Option<(SimTime, SimTime)>) {
         let (_, p) = self.wire.pop_front().expect("a WireHead event implies a packet on the wire");
+        if self.vary.is_some() {
+            let started = self.varying_wire_pop();
+            return (p, self.wire.front().map(|&(at, _)| (at, started.unwrap_or(at))));
+        }
         let next = self.wire.front().map(|&(at, ref q)| {
             let tx = if self.tx_time_of.0 == q.size { self.tx_time_of.1 } else { self.rate.tx_time(q.size) };
             (at, at - self.delay - tx)

@@ -169,6 +169,9 @@ pub trait QueueDisc: Send {
     fn passes_when_idle(&self, _pkt: &Packet) -> bool {
         false
     }
+    /// The link's rate changed (a rate schedule, net/link/vary.rs): a discipline that uses the
+    /// rate follows it. The default ignores it (the discipline does not use the rate).
+    fn set_rate(&mut self, _rate: Rate) {}
     /// Packets waiting (not counting the one being transmitted).
     fn len_pkts(&self) -> usize;
     /// Bytes waiting.

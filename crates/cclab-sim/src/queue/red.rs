@@ -304,6 +304,12 @@ impl Red {
 }
 
 impl QueueDisc for Red {
+    /// The idle-time estimate (packets the link could have sent while idle) follows the link's
+    /// rate; the thresholds and max_p set from the rate at set-up keep the nominal one.
+    fn set_rate(&mut self, rate: Rate) {
+        self.pkts_per_ps = rate.bps() as f64 / (8.0 * self.cfg.mean_pktsize) / 1e12;
+    }
+
     fn enqueue(&mut self, mut pkt: Packet, ctx: &EnqueueContext) -> Result<(), (Packet, DropCause)> {
         let c = self.cfg;
         let unit = self.unit();

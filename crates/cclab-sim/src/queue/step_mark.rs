@@ -124,6 +124,10 @@ impl QueueDisc for StepMark {
         self.inner.dequeue_or_drop(now, dropped)
     }
 
+    fn set_rate(&mut self, rate: crate::units::Rate) {
+        self.inner.set_rate(rate)
+    }
+
     fn len_pkts(&self) -> usize {
         self.inner.len_pkts()
     }

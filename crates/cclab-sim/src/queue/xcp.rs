@@ -192,6 +192,11 @@ impl QueueDisc for Xcp {
         self.fifo.enqueue(pkt, ctx)
     }
 
+    /// The capacity `C` of equation (1) follows the link's rate.
+    fn set_rate(&mut self, rate: Rate) {
+        self.ctl.capacity = rate.bps() as f64 / 8.0;
+    }
+
     fn dequeue(&mut self, now: SimTime) -> Option<Packet> {
         self.ctl.tick(now, self.fifo.len_bytes() as f64);
         let mut p = self.fifo.dequeue(now)?;

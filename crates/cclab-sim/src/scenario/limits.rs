@@ -24,6 +24,13 @@ pub const MAX_HOSTS: u64 = 1_000_000;
 /// Graph nodes and links.
 pub const MAX_NODES: usize = 10_000;
 pub const MAX_LINKS: usize = 100_000;
+/// Steps of one rate, delay or loss schedule (24 B each).
+pub const MAX_SCHEDULE_STEPS: usize = 1_000_000;
+/// Lines of the trace and schedule files of one scenario, together (a Mahimahi line is 4 B in
+/// memory, a schedule step 24 B, and the text is kept while the scenario is built).
+pub const MAX_TRACE_LINES: usize = 10_000_000;
+/// Bytes of one trace or schedule file.
+pub const MAX_TRACE_FILE_BYTES: u64 = 128_000_000;
 
 /// Bytes that setting up `sc` takes, about (measured: 3 KB a CUBIC flow with its four
 /// access links and two hosts; a UDP source or web host 1.5 KB): for the binding to

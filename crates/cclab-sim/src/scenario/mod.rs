@@ -43,17 +43,19 @@ mod queues;
 mod schema;
 pub mod source;
 mod trace;
+mod vary;
 
 use flows::*;
 pub use limits::{setup_bytes, PACKET_BUDGET};
 use schema::err;
-pub use schema::{FlowGroup, GraphLink, LinkParams, Scenario, ScenarioError, Topology};
+pub use schema::{FlowGroup, GraphLink, LinkParams, Scenario, ScenarioError, Schedule, Topology};
 pub use trace::{FlowRef, TraceSpec};
 
 /// What the builders outside this module share with it: the topologies in
 /// `net::topology` read their fields and build their queues with these.
 pub(crate) mod kit {
     pub(crate) use super::queues::{capacity, loss_model, make_queue, QueueSite};
+    pub(crate) use super::vary::{apply as apply_vary, Files, VarySpec};
     use super::ScenarioError;
     pub(crate) use super::{buffer, rate, time};
     use std::fmt;

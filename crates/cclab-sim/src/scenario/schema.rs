@@ -176,6 +176,23 @@ pub struct LinkParams {
     /// Random loss probability of the forward direction, in [0, 1) (default 0).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub loss: Option<f64>,
+    // What varies over time, on the forward direction.
+    /// Steps of the rate over time: `[["10s", "20Mbps"], ...]` or a file of `time rate` lines
+    /// (docs/links.md); `rate` holds until the first step.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate_schedule: Option<Schedule<String>>,
+    /// Steps of the one-way delay over time, as `rate_schedule`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delay_schedule: Option<Schedule<String>>,
+    /// Steps of the random loss probability over time: `[["10s", 0.01], ...]` or a file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub loss_schedule: Option<Schedule<f64>>,
+    /// Gilbert-Elliott loss: `{ p, r, loss_good, loss_bad }` (docs/links.md).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gilbert_elliott: Option<BTreeMap<String, f64>>,
+    /// A Mahimahi trace (mm-link's format) that replaces the fixed rate; `rate` is then nominal.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mahimahi: Option<String>,
 }
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
@@ -195,9 +212,35 @@ pub struct GraphLink {
     /// Random loss probability, in [0, 1), each direction (default 0).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub loss: Option<f64>,
+    // What varies over time, each direction.
+    /// Steps of the rate over time: `[["10s", "20Mbps"], ...]` or a file of `time rate` lines
+    /// (docs/links.md); `rate` holds until the first step.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate_schedule: Option<Schedule<String>>,
+    /// Steps of the one-way delay over time, as `rate_schedule`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delay_schedule: Option<Schedule<String>>,
+    /// Steps of the random loss probability over time: `[["10s", 0.01], ...]` or a file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub loss_schedule: Option<Schedule<f64>>,
+    /// Gilbert-Elliott loss: `{ p, r, loss_good, loss_bad }` (docs/links.md).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gilbert_elliott: Option<BTreeMap<String, f64>>,
+    /// A Mahimahi trace (mm-link's format) that replaces the fixed rate; `rate` is then nominal.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mahimahi: Option<String>,
     /// Also create the link `to -> from` with the same parameters (default true).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub duplex: Option<bool>,
+}
+
+/// Steps of a link's rate, delay or loss: a list of `[time, value]` pairs in the scenario,
+/// or the path of a file of `time value` lines (relative paths: against the scenario file).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(untagged, expecting = "a list of [time, value] pairs, or the path of a file of `time value` lines")]
+pub enum Schedule<V> {
+    Steps(Vec<(String, V)>),
+    File(String),
 }
 
 /// A group of identical TCP flows.
@@ -313,6 +356,15 @@ pub struct FlowGroup {
     pub reverse: Option<bool>,
 }
 
+/// The numbers of a loss schedule written in the scenario, for `check_finite`.
+fn schedule_nums(nums: &mut Vec<(String, f64)>, p: &str, s: &Option<Schedule<f64>>) {
+    if let Some(Schedule::Steps(steps)) = s {
+        for (i, (_, v)) in steps.iter().enumerate() {
+            nums.push((format!("{p}.loss_schedule[{i}][1]"), *v));
+        }
+    }
+}
+
 impl Scenario {
     pub fn from_toml(text: &str) -> Result<Scenario, ScenarioError> {
         let de = toml::Deserializer::new(text);
@@ -365,11 +417,15 @@ impl Scenario {
         }
         if let Some(b) = &self.topology.bottleneck {
             nums.extend(b.loss.map(|v| ("topology.bottleneck.loss".to_string(), v)));
+            schedule_nums(&mut nums, "topology.bottleneck", &b.loss_schedule);
+            map(&mut nums, "topology.bottleneck.gilbert_elliott", &b.gilbert_elliott);
             map(&mut nums, "topology.bottleneck.queue_params", &b.queue_params);
         }
         for (i, l) in self.topology.links.iter().flatten().enumerate() {
             let p = format!("topology.links[{i}]");
             nums.extend(l.loss.map(|v| (format!("{p}.loss"), v)));
+            schedule_nums(&mut nums, &p, &l.loss_schedule);
+            map(&mut nums, &format!("{p}.gilbert_elliott"), &l.gilbert_elliott);
             map(&mut nums, &format!("{p}.queue_params"), &l.queue_params);
         }
         if let Some(w) = &self.web {

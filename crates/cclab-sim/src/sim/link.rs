@@ -6,7 +6,8 @@
 //!
 //! A packet put on a wire is normally an event when it reaches the far end, where it
 //! arrives at the next link of its path. When that next link is *private* (only this
-//! path's packets ever cross it, it has no random loss and nothing samples it), its state
+//! path's packets ever cross it, it has no random loss, no schedule or trace that changes it
+//! over time, and nothing samples it), its state
 //! can change only through the packets of this wire, which reach it in the order they
 //! leave. The packet is then handed to it at once, arriving at its exact arrival time:
 //! the private link sees the same arrivals at the same times in the same order, and the
@@ -128,7 +129,7 @@ impl Simulation {
     }
 
     /// The links whose packets may be cut through to them: each crossed by one path only,
-    /// without random loss, not sampled. The paths web objects will take between their
+    /// without random loss, not sampled, not varying over time. The paths web objects will take between their
     /// servers and clients count as two (they are not known yet, nor how many).
     pub(super) fn private_links(&mut self) -> Vec<bool> {
         let mut users = vec![0u32; self.links.len()];
@@ -160,7 +161,8 @@ impl Simulation {
                 users[l] = u32::MAX;
             }
         }
-        self.links.iter().zip(users).map(|(link, u)| u == 1 && link.loss.is_none()).collect()
+        // A link that varies over time (net/link/vary.rs) changes between its packets.
+        self.links.iter().zip(users).map(|(link, u)| u == 1 && link.loss.is_none() && link.vary.is_none()).collect()
     }
 
     /// Counts against their flows the waiting packets the link's queue dropped in its last

@@ -10,7 +10,9 @@
 use super::{Network, Place, TopologyInput};
 use crate::net::Link;
 use crate::queue::{droptail::DropTail, Capacity};
-use crate::scenario::kit::{buffer, capacity, err, loss_model, make_queue, rate, time, QueueSite};
+use crate::scenario::kit::{
+    apply_vary, buffer, capacity, err, loss_model, make_queue, rate, time, Files, QueueSite, VarySpec,
+};
 use crate::scenario::{FlowGroup, Scenario, ScenarioError, UdpGroup};
 use crate::sim::Simulation;
 use crate::units::{BufferSize, Rate, SimTime};
@@ -283,9 +285,14 @@ pub fn build_dumbbell(
     let mut l = Link::new("bottleneck".into(), 0, 1, b_rate, b_delay, q);
     l.role = "bottleneck";
     l.loss = loss;
+    let mut files = Files::default();
+    let vary = VarySpec::of_bottleneck(b);
+    apply_vary(&mut l, "topology.bottleneck", &vary, seed, 0, &mut files)?;
     let bl = sim.add_link(l);
     let mut l = Link::new("bottleneck.reverse".into(), 1, 0, b_rate, b_delay, rq);
     l.role = "reverse";
+    // The rate and delay schedules both ways, as rate and delay; loss and a trace forward only.
+    apply_vary(&mut l, "topology.bottleneck", &vary.both_ways(), seed, 1, &mut files)?;
     let rl = sim.add_link(l);
     sim.monitored.push(bl);
     if two_way {

@@ -8,7 +8,9 @@
 use super::dumbbell::AccessFields;
 use super::{Network, Place, TopologyInput};
 use crate::net::Link;
-use crate::scenario::kit::{buffer, capacity, err, loss_model, make_queue, rate, time, QueueSite};
+use crate::scenario::kit::{
+    apply_vary, buffer, capacity, err, loss_model, make_queue, rate, time, Files, QueueSite, VarySpec,
+};
 use crate::scenario::{Scenario, ScenarioError};
 use crate::sim::Simulation;
 
@@ -140,6 +142,7 @@ pub fn build_graph(sc: &Scenario, pkt_size: u32, seed: u64) -> Result<Simulation
     }
     let links = t.links.as_ref().ok_or_else(|| err("topology.links", "(missing)", "a list of links"))?;
     let mut sim = Simulation::new(nodes.len());
+    let mut files = Files::default();
     for (i, l) in links.iter().enumerate() {
         let p = format!("topology.links[{i}]");
         let from = node_index(sc, &format!("{p}.from"), &l.from)?;
@@ -168,6 +171,7 @@ pub fn build_graph(sc: &Scenario, pkt_size: u32, seed: u64) -> Result<Simulation
             let name = format!("{}->{}", nodes[a as usize], nodes[b as usize]);
             let mut link = Link::new(name, a, b, r, d, q);
             link.loss = loss_model(&format!("{p}.loss"), l.loss, seed, link_index)?;
+            apply_vary(&mut link, &p, &VarySpec::of_graph_link(l), seed, link_index, &mut files)?;
             let li = sim.add_link(link);
             sim.monitored.push(li);
         }

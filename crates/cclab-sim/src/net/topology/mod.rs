@@ -99,6 +99,11 @@ static DUMBBELL: &[ParamSpec] = &[
     ParamSpec::new("bottleneck.queue_params", "table", "", "{}", "the queue discipline's parameters"),
     ParamSpec::new("bottleneck.reverse_buffer", "buffer", "", "unlimited (the buffer with reverse flows)", "as buffer"),
     ParamSpec::new("bottleneck.loss", "number", "", "0", "a probability in [0, 1)"),
+    ParamSpec::new("bottleneck.rate_schedule", "steps", "", "none", "[[time, rate], ...] or a file (docs/links.md)"),
+    ParamSpec::new("bottleneck.delay_schedule", "steps", "", "none", "[[time, delay], ...] or a file"),
+    ParamSpec::new("bottleneck.loss_schedule", "steps", "", "none", "[[time, probability], ...] or a file"),
+    ParamSpec::new("bottleneck.gilbert_elliott", "table", "", "none", "{ p, r, loss_good, loss_bad }"),
+    ParamSpec::new("bottleneck.mahimahi", "path", "", "none", "a Mahimahi trace (mm-link's format)"),
     ParamSpec::new("bdp_rtt", "duration", "s", "the flows' mean round-trip propagation delay", "a duration"),
 ];
 
@@ -109,7 +114,8 @@ static GRAPH: &[ParamSpec] = &[
         "list of tables",
         "",
         "(required)",
-        "{ from, to, rate, delay, buffer, queue, queue_params, loss, duplex }",
+        "{ from, to, rate, delay, buffer, queue, queue_params, loss, duplex, rate_schedule, delay_schedule, \
+         loss_schedule, gilbert_elliott, mahimahi }",
     ),
     ParamSpec::new("links[].buffer", "buffer", "packets or bytes", "unlimited", "\"100pkts\", \"64KB\", \"unlimited\""),
     ParamSpec::new("links[].duplex", "bool", "", "true", "true: one link each way"),
