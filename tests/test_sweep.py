@@ -222,8 +222,9 @@ def test_a_folder_of_another_sweep_is_refused(tmp_path):
 def test_table_has_a_row_per_run_with_parameters_seed_and_summary(reference):
     df = reference
     assert len(df) == 40 and df["run_id"].is_unique and (df["status"] == "ok").all()
-    assert list(df.columns[:6]) == ["topology.bottleneck.buffer", "flows[0].cc", "replication", "seed", "run_id",
-                                    "status"]
+    # Each parameter, then (for one written with a unit) its resolved value, then the run's keys.
+    assert list(df.columns[:7]) == ["topology.bottleneck.buffer", "topology.bottleneck.buffer:value", "flows[0].cc",
+                                    "replication", "seed", "run_id", "status"]
     assert {"bottleneck_utilization", "total_goodput_bps", "jain_index"} <= set(df.columns)
     assert df.groupby(["topology.bottleneck.buffer", "flows[0].cc"]).size().eq(2).all()
     sw = Sweep.from_dict(DEFINITION)
