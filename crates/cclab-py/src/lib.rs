@@ -376,29 +376,6 @@ fn registry(py: Python<'_>) -> PyResult<Bound<'_, PyList>> {
     Ok(out)
 }
 
-/// Registers a Python class as the congestion control `name` (`cclab.register_cc` checks the
-/// class and passes the constructor's parameters with their defaults and the optional hooks it
-/// defines).
-#[pyfunction]
-#[pyo3(signature = (name, summary, cls, params, hooks, replace=false))]
-fn register_python_cc(
-    py: Python<'_>,
-    name: &str,
-    summary: &str,
-    cls: Py<PyAny>,
-    params: Vec<(String, f64)>,
-    hooks: Vec<String>,
-    replace: bool,
-) -> PyResult<()> {
-    pycc::register(py, name, summary, cls, params, hooks, replace)
-}
-
-/// The optional hooks a Python class may define, besides `ssthresh` and `cong_avoid`.
-#[pyfunction]
-fn optional_hooks() -> Vec<&'static str> {
-    pycc::optional_hook_names()
-}
-
 /// Whether `name` was registered while this process ran (a Python class or a plugin's entry).
 #[pyfunction]
 fn is_external(name: &str) -> bool {
@@ -473,8 +450,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<pycc::PyRateSample>()?;
     m.add_class::<pycc::PyCongControl>()?;
     m.add_class::<pycc::PyObservation>()?;
-    m.add_function(wrap_pyfunction!(register_python_cc, m)?)?;
-    m.add_function(wrap_pyfunction!(optional_hooks, m)?)?;
+    m.add_function(wrap_pyfunction!(pycc::register_python_cc, m)?)?;
+    m.add_function(wrap_pyfunction!(pycc::optional_hooks, m)?)?;
     m.add_function(wrap_pyfunction!(is_external, m)?)?;
     m.add_function(wrap_pyfunction!(load_plugin_entry, m)?)?;
     m.add("PLUGIN_SYMBOL", cclab_plugin::abi::SYMBOL)?;

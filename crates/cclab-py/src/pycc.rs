@@ -67,8 +67,9 @@ const OPTIONAL: [(&str, Hook); 12] = [
     ("observe", Hook::Observe),
 ];
 
-/// The hooks the Python side said the class defines (`cclab.register_cc`).
-pub fn optional_hook_names() -> Vec<&'static str> {
+/// The optional hooks a Python class may define, besides `ssthresh` and `cong_avoid`.
+#[pyfunction]
+pub fn optional_hooks() -> Vec<&'static str> {
     OPTIONAL.iter().map(|(n, _)| *n).collect()
 }
 
@@ -427,9 +428,12 @@ impl CongestionControl for PyCc {
     }
 }
 
-/// Registers a Python class (called by `cclab.register_cc`, which checks the class first).
-pub fn register(
-    py: Python<'_>,
+/// Registers a Python class as the congestion control `name` (`cclab.register_cc` checks the
+/// class and passes the constructor's parameters with their defaults and the optional hooks it
+/// defines).
+#[pyfunction]
+#[pyo3(signature = (name, summary, cls, params, hooks, replace=false))]
+pub fn register_python_cc(
     name: &str,
     summary: &str,
     cls: Py<PyAny>,
@@ -437,7 +441,6 @@ pub fn register(
     hooks: Vec<String>,
     replace: bool,
 ) -> PyResult<()> {
-    let _ = py;
     if !replace && cclab_sim::cc::REGISTRY.get(name).is_some() {
         let why = if cclab_sim::cc::external::is_external(name) {
             "; register_cc(..., replace=True) puts the new class in its place"
