@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
     from .result import Result
 
-__all__ = ["Comparison", "compare", "plot_flow", "plot_sweep", "shade_warmup"]
+__all__ = ["Comparison", "compare", "draw_run", "plot_flow", "plot_sweep", "shade_warmup"]
 
 PathArg = Union[str, "os.PathLike[str]", None]
 
@@ -54,6 +54,35 @@ def shade_warmup(ax: "Axes", warmup_s: float) -> None:
 def _needs_series(res: "Result", what: str) -> None:
     if res.flow_series.empty:
         raise ValueError(f"{what}: the result {res.name!r} has no time series; set sample_interval in the scenario")
+
+
+def draw_run(axes: Sequence["Axes"], res: "Result", legend_max: int, fontsize: str) -> None:
+    """One run on three axes, top to bottom: each flow's window (packets), each flow's goodput
+    (Mbit/s), the monitored queues that ever held a packet (packets); legends when at most
+    ``legend_max`` lines, grids, the warm-up greyed, time on the last axis."""
+    ax_cwnd, ax_gp, ax_q = axes
+    names = res.flows.set_index("flow")["name"]
+    for ax, col, scale in ((ax_cwnd, "cwnd", 1.0), (ax_gp, "goodput_bps", 1e-6)):
+        wide = res.flow_series.pivot(index="time_s", columns="flow", values=col)
+        lines = ax.plot(wide.index.to_numpy(), wide.to_numpy(dtype=float) * scale, linewidth=0.8)
+        for line, f in zip(lines, wide.columns):
+            line.set_label(str(names.get(f, f)))
+    if len(names) <= legend_max:
+        ax_cwnd.legend(loc="upper right", fontsize=fontsize, ncol=min(len(names), 4))
+    qs = res.queue_series
+    if not qs.empty:
+        wide = qs.pivot(index="time_s", columns="link", values="len_pkts")
+        busy = [c for c in wide.columns if wide[c].max() > 0] or list(wide.columns)
+        link_names = res.links.set_index("link")["name"]
+        for c in busy:
+            ax_q.plot(wide.index.to_numpy(), wide[c].to_numpy(dtype=float), linewidth=0.8,
+                      label=str(link_names.get(c, c)))
+        if len(busy) <= legend_max:
+            ax_q.legend(loc="upper right", fontsize=fontsize)
+    ax_q.set_xlabel("time (s)")
+    for ax in axes:
+        shade_warmup(ax, float(res.summary().get("warmup_s", 0.0)))
+        ax.grid(True, alpha=0.3)
 
 
 class Comparison:
@@ -104,31 +133,8 @@ class Comparison:
         fig = _figure(min(4.2 * n, 18.0), 8.0)
         axes = np.asarray(fig.subplots(3, n, sharex="col", sharey="row", squeeze=False))
         for j, (label, r) in enumerate(zip(self.labels, self.results)):
-            names = r.flows.set_index("flow")["name"]
-            for i, (col, scale) in enumerate((("cwnd", 1.0), ("goodput_bps", 1e-6))):
-                ax = axes[i, j]
-                wide = r.flow_series.pivot(index="time_s", columns="flow", values=col)
-                lines = ax.plot(wide.index.to_numpy(), wide.to_numpy(dtype=float) * scale, linewidth=0.8)
-                for line, f in zip(lines, wide.columns):
-                    line.set_label(str(names.get(f, f)))
-                if i == 0 and len(lines) <= legend_max:
-                    ax.legend(loc="upper right", fontsize="x-small")
-            ax = axes[2, j]
-            qs = r.queue_series
-            if not qs.empty:
-                wide = qs.pivot(index="time_s", columns="link", values="len_pkts")
-                busy = [c for c in wide.columns if wide[c].max() > 0] or list(wide.columns)
-                link_names = r.links.set_index("link")["name"]
-                for c in busy:
-                    ax.plot(wide.index.to_numpy(), wide[c].to_numpy(dtype=float), linewidth=0.8,
-                            label=str(link_names.get(c, c)))
-                if len(busy) <= legend_max:
-                    ax.legend(loc="upper right", fontsize="x-small")
+            draw_run(axes[:, j], r, legend_max, "x-small")
             axes[0, j].set_title(label, fontsize="medium")
-            axes[2, j].set_xlabel("time (s)")
-            for ax in axes[:, j]:
-                shade_warmup(ax, float(r.summary().get("warmup_s", 0.0)))
-                ax.grid(True, alpha=0.3)
         for ax, label in zip(axes[:, 0], ("cwnd (packets)", "goodput (Mbit/s)", "queue (packets)")):
             ax.set_ylabel(label)
         return _save(fig, path)

@@ -269,50 +269,17 @@ class Result:
         goodput per flow (Mbit/s), and the queue length of the monitored links
         (packets), the warm-up greyed. Drawn with the Agg backend, without pyplot's global state;
         saved to ``path`` (format from its suffix) when given."""
-        from matplotlib.backends.backend_agg import FigureCanvasAgg
-        from matplotlib.figure import Figure
+        from .plots import _figure, _save, draw_run
 
         if self.flow_series.empty:
             raise ValueError("plot: the result has no time series; set sample_interval in the scenario")
-        fig = Figure(figsize=(9, 8), layout="constrained")
-        FigureCanvasAgg(fig)
-        ax_cwnd, ax_gp, ax_q = fig.subplots(3, 1, sharex=True)
-        names = self.flows.set_index("flow")["name"]
-        fs = self.flow_series
-        for ax, col, scale, label in (
-            (ax_cwnd, "cwnd", 1.0, "cwnd (packets)"),
-            (ax_gp, "goodput_bps", 1e-6, "goodput (Mbit/s)"),
-        ):
-            wide = fs.pivot(index="time_s", columns="flow", values=col)
-            lines = ax.plot(wide.index.to_numpy(), wide.to_numpy(dtype=float) * scale, linewidth=0.8)
-            for line, f in zip(lines, wide.columns):
-                line.set_label(str(names.get(f, f)))
+        fig = _figure(9.0, 8.0)
+        axes = fig.subplots(3, 1, sharex=True)
+        draw_run(axes, self, legend_max, "small")
+        for ax, label in zip(axes, ("cwnd (packets)", "goodput (Mbit/s)", "queue (packets)")):
             ax.set_ylabel(label)
-            ax.grid(True, alpha=0.3)
-        if len(names) <= legend_max:
-            ax_cwnd.legend(loc="upper right", fontsize="small", ncol=min(len(names), 4))
-
-        qs = self.queue_series
-        if not qs.empty:
-            wide = qs.pivot(index="time_s", columns="link", values="len_pkts")
-            busy = [c for c in wide.columns if wide[c].max() > 0] or list(wide.columns)
-            link_names = self.links.set_index("link")["name"]
-            for c in busy:
-                ax_q.plot(wide.index.to_numpy(), wide[c].to_numpy(dtype=float), linewidth=0.8,
-                          label=str(link_names.get(c, c)))
-            if len(busy) <= legend_max:
-                ax_q.legend(loc="upper right", fontsize="small")
-        ax_q.set_ylabel("queue (packets)")
-        ax_q.set_xlabel("time (s)")
-        ax_q.grid(True, alpha=0.3)
-        from .plots import shade_warmup
-
-        for ax in (ax_cwnd, ax_gp, ax_q):
-            shade_warmup(ax, float(self._summary.get("warmup_s", 0.0)))
         fig.suptitle(f"{self.name} (seed {self.seed})")
-        if path is not None:
-            fig.savefig(os.fspath(path), dpi=120)
-        return fig
+        return _save(fig, path)
 
     def report_markdown(self) -> str:
         """A short markdown report: the scenario, the key numbers, the flows table."""
