@@ -68,6 +68,24 @@ pub const CWR: u8 = 8;
 pub const SYN: u8 = 16;
 
 impl Packet {
+    /// A data packet with every field zero: the base of packets built field by field (tests,
+    /// and the trace's rows of events that concern no packet).
+    pub const EMPTY: Packet = Packet {
+        seq: 0,
+        ts_val: SimTime::ZERO,
+        ts_ecr: SimTime::ZERO,
+        sack: [SackBlock { start: 0, end: 0 }; 3],
+        cc: CcHeader([0; 3]),
+        flow: 0,
+        size: 0,
+        hop: 0,
+        kind: Kind::Data,
+        n_sack: 0,
+        retx: false,
+        immediate: false,
+        flags: 0,
+    };
+
     pub fn is_data(&self) -> bool {
         self.kind == Kind::Data
     }

@@ -195,22 +195,7 @@ fn droptail_lets_an_arrival_skip_only_what_its_empty_buffer_would_take() {
 }
 
 fn queue_test_packet() -> Packet {
-    use cclab_sim::packet::{Kind, SackBlock};
-    Packet {
-        seq: 0,
-        ts_val: SimTime::ZERO,
-        ts_ecr: SimTime::ZERO,
-        sack: [SackBlock::default(); 3],
-        cc: Default::default(),
-        flow: 0,
-        size: 1500,
-        hop: 0,
-        kind: Kind::Data,
-        n_sack: 0,
-        retx: false,
-        immediate: false,
-        flags: 0,
-    }
+    Packet { size: 1500, ..Packet::EMPTY }
 }
 
 #[test]

@@ -208,20 +208,5 @@ pub enum Capacity {
 /// A data packet of `size` bytes from flow 0, for the disciplines' unit tests.
 #[cfg(test)]
 pub(crate) fn test_packet(size: u32) -> Packet {
-    use crate::packet::{Kind, SackBlock};
-    Packet {
-        seq: 0,
-        ts_val: SimTime::ZERO,
-        ts_ecr: SimTime::ZERO,
-        sack: [SackBlock::default(); 3],
-        cc: crate::cc::CcHeader::default(),
-        flow: 0,
-        size,
-        hop: 0,
-        kind: Kind::Data,
-        n_sack: 0,
-        retx: false,
-        immediate: false,
-        flags: 0,
-    }
+    Packet { size, ..Packet::EMPTY }
 }

@@ -257,7 +257,7 @@ impl Simulation {
                 Timer::Reorder => Ev::ReorderTimer,
                 Timer::LossProbe => Ev::ProbeTimer,
             };
-            let p = Packet { seq: una, flow: f, ..EMPTY };
+            let p = Packet { seq: una, flow: f, ..Packet::EMPTY };
             t.packet(now, ev, Cause::None, NO_LINK, 0, &p);
         }
     }
@@ -287,20 +287,3 @@ impl Simulation {
         }
     }
 }
-
-/// A packet with no content, for the rows of events that concern none (a timer).
-const EMPTY: Packet = Packet {
-    seq: 0,
-    ts_val: SimTime::ZERO,
-    ts_ecr: SimTime::ZERO,
-    sack: [crate::packet::SackBlock { start: 0, end: 0 }; 3],
-    cc: crate::cc::CcHeader([0; 3]),
-    flow: 0,
-    size: 0,
-    hop: 0,
-    kind: Kind::Data,
-    n_sack: 0,
-    retx: false,
-    immediate: false,
-    flags: 0,
-};
