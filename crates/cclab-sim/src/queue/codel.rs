@@ -340,21 +340,31 @@ impl Codel {
     }
 }
 
+/// CoDel's parameters with `ecn` defaulting to `$ecn`, then `$extra` (FQ-CoDel's own): the
+/// one list both disciplines read their CoDel settings from.
+macro_rules! codel_params {
+    ($ecn:literal $(, $extra:expr)* $(,)?) => {
+        &[
+            ParamSpec::new("target", "number", "s", "0.005", "[1e-6, 100]"),
+            ParamSpec::new("interval", "number", "s", "0.1", "[1e-6, 100]"),
+            ParamSpec::new("mtu", "number", "bytes", "the flows' data packet size", "[0, 1e9]"),
+            ParamSpec::new(
+                "ce_threshold",
+                "number",
+                "s",
+                "0 (off)",
+                "[0, 100]; ECN-capable packets sojourning longer are marked",
+            ),
+            ParamSpec::new("newton", "flag", "", "0", "0 or 1 (1: Linux's 16-bit Newton-step 1/sqrt(count))"),
+            ParamSpec::new("ecn", "flag", "", $ecn, "0 or 1 (1: mark ECN-capable packets CE instead of dropping)"),
+            $($extra),*
+        ]
+    };
+}
+pub(crate) use codel_params;
+
 /// The parameters of `queue = "codel"`.
-pub static PARAMS: &[ParamSpec] = &[
-    ParamSpec::new("target", "number", "s", "0.005", "[1e-6, 100]"),
-    ParamSpec::new("interval", "number", "s", "0.1", "[1e-6, 100]"),
-    ParamSpec::new("mtu", "number", "bytes", "the flows' data packet size", "[0, 1e9]"),
-    ParamSpec::new(
-        "ce_threshold",
-        "number",
-        "s",
-        "0 (off)",
-        "[0, 100]; ECN-capable packets sojourning longer are marked",
-    ),
-    ParamSpec::new("newton", "flag", "", "0", "0 or 1 (1: Linux's 16-bit Newton-step 1/sqrt(count))"),
-    ParamSpec::new("ecn", "flag", "", "0", "0 or 1 (1: mark ECN-capable packets CE instead of dropping)"),
-];
+pub static PARAMS: &[ParamSpec] = codel_params!("0");
 
 /// The registry's constructor (`queue = "codel"`).
 pub fn build(s: &QueueSettings, params: &Params) -> Result<Box<dyn QueueDisc>, ParamError> {

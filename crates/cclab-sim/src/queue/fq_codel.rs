@@ -45,7 +45,7 @@
 //! CoDel's `target`,
 //! `interval`, `mtu`, `ce_threshold`, `newton` (codel.rs).
 
-use super::codel::{CodelParams, CodelQueue, CodelStats, CodelVars, TimedFifo};
+use super::codel::{codel_params, CodelParams, CodelQueue, CodelStats, CodelVars, TimedFifo};
 use super::{Capacity, DropCause, EnqueueContext, QueueDisc, QueueSettings};
 use crate::packet::Packet;
 use crate::registry::{ParamError, ParamReader, ParamSpec, Params};
@@ -121,20 +121,9 @@ pub struct FqCodel {
     bytes: u64,
 }
 
-/// The parameters of `queue = "fq_codel"`.
-pub static PARAMS: &[ParamSpec] = &[
-    ParamSpec::new("target", "number", "s", "0.005", "[1e-6, 100]"),
-    ParamSpec::new("interval", "number", "s", "0.1", "[1e-6, 100]"),
-    ParamSpec::new("mtu", "number", "bytes", "the flows' data packet size", "[0, 1e9]"),
-    ParamSpec::new(
-        "ce_threshold",
-        "number",
-        "s",
-        "0 (off)",
-        "[0, 100]; ECN-capable packets sojourning longer are marked",
-    ),
-    ParamSpec::new("newton", "flag", "", "0", "0 or 1 (1: Linux's 16-bit Newton-step 1/sqrt(count))"),
-    ParamSpec::new("ecn", "flag", "", "1", "0 or 1 (1: mark ECN-capable packets CE instead of dropping)"),
+/// The parameters of `queue = "fq_codel"`: CoDel's (ECN on by default, as Linux), then its own.
+pub static PARAMS: &[ParamSpec] = codel_params!(
+    "1",
     ParamSpec::new("flows", "whole number", "buckets", "1024", "[1, 65536]"),
     ParamSpec::new("exact", "flag", "", "0", "0 or 1 (1: one queue per flow, no hashing)"),
     ParamSpec::new(
@@ -147,7 +136,7 @@ pub static PARAMS: &[ParamSpec] = &[
     ParamSpec::new("quantum", "whole number", "bytes", "the flows' data packet size", "[256, 1000000000]"),
     ParamSpec::new("drop_batch_size", "whole number", "packets", "64", "[1, 65536]"),
     ParamSpec::new("memory_limit", "number", "bytes", "a byte buffer, else 33554432", "[1500, 1e15]"),
-];
+);
 
 /// The registry's constructor (`queue = "fq_codel"`).
 pub fn build(s: &QueueSettings, params: &Params) -> Result<Box<dyn QueueDisc>, ParamError> {
