@@ -134,6 +134,9 @@ pub struct SenderView {
     pub app_limited: bool,
     /// The earliest departure time of the next paced segment (Linux `tcp_wstamp_ns`).
     pub next_tx_time: SimTime,
+    /// The window held the sender back within the last flight (Linux `tp->is_cwnd_limited`);
+    /// kept only for an algorithm that `uses_rate_samples`, else false.
+    pub is_cwnd_limited: bool,
 }
 
 /// One ACK's worth of input (Linux `struct ack_sample`).
