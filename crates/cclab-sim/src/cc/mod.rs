@@ -39,6 +39,7 @@
 //! arithmetic (slow start, additive increase) lives here once.
 
 pub mod bbr;
+pub mod bbr3;
 pub mod bic;
 pub mod bic_linux;
 mod builtin;
