@@ -217,11 +217,10 @@ impl Receiver {
         }
         self.ooo.insert(start, end);
         // The block holding this segment goes first; others keep their order (RFC 2018).
-        let keep: Vec<u64> =
-            self.recent[..self.n_recent].iter().copied().filter(|&r| !(r >= start && r < end)).collect();
+        let old = self.recent;
         self.recent[0] = seq;
         let mut n = 1;
-        for r in keep.into_iter().take(2) {
+        for &r in old[..self.n_recent].iter().filter(|&&r| !(r >= start && r < end)).take(2) {
             self.recent[n] = r;
             n += 1;
         }
