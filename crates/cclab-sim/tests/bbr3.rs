@@ -143,3 +143,26 @@ fn a_second_bbr3_flow_converges_to_a_fair_share() {
     let util = out.summary_value("bottleneck_utilization").unwrap();
     assert!(util > 0.95, "utilization {util}");
 }
+
+/// With `ecn = 1`, Google's v3 response (the draft leaves it open): on a path within its 5 ms
+/// RTT gate and a queue that marks CE at K = 30 packets, two flows cut `inflight_lo` by
+/// alpha/3 each round with marks and keep the queue near K at full utilization; without ECN
+/// they fill the deep buffer far beyond it.
+#[test]
+fn with_ecn_two_bbr3_flows_hold_the_queue_near_the_marking_threshold() {
+    let run = |ecn: u32| {
+        let text = format!(
+            "duration = \"10s\"\nwarmup = \"3s\"\n[topology]\n\
+             bottleneck = {{ rate = \"1Gbps\", delay = \"1ms\", buffer = \"1000pkts\", queue_params = {{ ecn_threshold = 30 }} }}\n\
+             [[flows]]\ncc = \"bbr3\"\nrecovery = \"sack\"\nrtt = \"4ms\"\ncount = 2\ncc_params = {{ ecn = {ecn} }}\n"
+        );
+        let out = run_toml(&text, 1);
+        let util = out.summary_value("bottleneck_utilization").unwrap();
+        let queue = out.summary_value("bottleneck_mean_queue_pkts").unwrap();
+        assert!(util > 0.95, "ecn {ecn}: utilization {util}");
+        queue
+    };
+    let (with, without) = (run(1), run(0));
+    assert!(with < 60.0, "mean queue with ECN: {with} packets (K = 30)");
+    assert!(without > 150.0, "mean queue without ECN: {without} packets");
+}

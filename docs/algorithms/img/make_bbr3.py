@@ -113,7 +113,23 @@ def convergence() -> None:
           f"utilization {s['bottleneck_utilization']:.4f}")
 
 
+def ecn() -> None:
+    for on in (1, 0):
+        sc = {
+            "name": "bbr3-ecn", "duration": "10s", "warmup": "3s",
+            "topology": {"kind": "dumbbell", "bottleneck": {"rate": "1Gbps", "delay": "1ms", "buffer": "1000pkts",
+                                                            "queue_params": {"ecn_threshold": 30}}},
+            "flows": [{"cc": "bbr3", "recovery": "sack", "rtt": "4ms", "count": 2, "cc_params": {"ecn": on}}],
+        }
+        r = cclab.run(sc, seed=1)
+        s = r.summary()
+        print(f"two bbr3 flows, 1 Gbit/s, 4 ms, marking at K = 30, ecn = {on} (tests/bbr3.rs): mean queue "
+              f"{s['bottleneck_mean_queue_pkts']:.1f} packets, utilization {s['bottleneck_utilization']:.4f}, "
+              f"drops {s['bottleneck_drops']:.0f}")
+
+
 if __name__ == "__main__":
     figure()
     convergence()
+    ecn()
     compare()
