@@ -36,7 +36,7 @@ from .runner import (
     run_experiments,
     with_stack,
 )
-from .stacks import verdict_changes, write_stack_changes
+from .stacks import report_checks, verdict_changes, write_report_changes, write_stack_changes
 from .verdicts import VERDICTS, Check, claim, compare, model
 
 __all__ = [
@@ -58,10 +58,12 @@ __all__ = [
     "experiments",
     "find",
     "register",
+    "report_checks",
     "reproduce",
     "resolve_stack",
     "verdict_changes",
     "with_stack",
+    "write_report_changes",
     "write_stack_changes",
     "write_summary",
 ]
