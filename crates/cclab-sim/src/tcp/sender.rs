@@ -30,7 +30,7 @@ use super::sack_ns2::Sack1;
 use super::scoreboard::Scoreboard;
 use super::tlp::Probe;
 use crate::cc::{AckSample, CaState, CongestionControl, CwndEvent, SenderView};
-use crate::packet::{Kind, Packet, SackBlock, CWR, ECE, ECT, SYN};
+use crate::packet::{Kind, Packet, SackBlock, CWR, ECE, ECT, ECT1, SYN};
 use crate::units::SimTime;
 
 /// Counters of one sender.
@@ -274,6 +274,10 @@ impl Sender {
         // data segment, or on any under ns-2's (`SetCWRonRetransmit_` true).
         let ns2_like = self.cfg.stack.ect_retransmits;
         let mut flags = if self.cfg.ecn && (!retx || ns2_like) { ECT } else { 0 };
+        if flags != 0 && self.cfg.l4s {
+            // RFC 9331 section 4.1: an L4S sender's ECN-capable packets carry ECT(1).
+            flags |= ECT1;
+        }
         if syn {
             flags |= SYN;
         }
