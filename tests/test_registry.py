@@ -15,7 +15,7 @@ BUILT_INS = {
            "cr", "ci", "htcp", "xcp", "tcp-gt", "hrf", "w+cr+reno", "w+cr+cr", "ubr", "ghstcp", "ktcp", "bbr", "dctcp",
            "bbr3"],
     "add-on": ["ktcp"],
-    "queue": ["droptail", "red", "ared", "gared", "xcp", "codel", "fq_codel", "pie"],
+    "queue": ["droptail", "red", "ared", "gared", "xcp", "codel", "fq_codel", "pie", "dualpi2"],
     "topology": ["dumbbell", "graph"],
     "traffic": ["tcp", "udp", "web"],
 }

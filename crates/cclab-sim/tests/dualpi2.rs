@@ -17,7 +17,7 @@ use common::run_toml;
 
 const SCENARIO: &str = include_str!("../../../scenarios/dualpi2.toml");
 
-/// A flow's queueing delay samples after the warmup (its latest RTT sample, every 10 ms,
+/// A flow's queueing delay samples after the warmup (its latest RTT sample, every 50 ms,
 /// less its base RTT), ms, sorted: the DCTCP flow's are L queue sojourns, CUBIC's C's.
 fn queueing_ms(out: &RunOutput, flow: u64) -> Vec<f64> {
     let fs = &out.flow_series;
