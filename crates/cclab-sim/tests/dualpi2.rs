@@ -1,7 +1,7 @@
 //! DualPI2 (RFC 9332) on scenarios/dualpi2.toml: one DCTCP flow sending ECT(1) beside one
 //! CUBIC flow, 100 Mbit/s, 30 ms round trips, a 2000-packet buffer.
-//! - The L4S flow's queueing delay stays below the 1 ms step threshold (RFC 9332 section 1:
-//!   L4S traffic sees "very low queuing delay"), with no loss, and the link stays full.
+//! - The L4S flow's queueing delay stays below the 1 ms step threshold (the aim of L4S,
+//!   RFC 9330 and RFC 9332: a queue of about a millisecond), with no loss, and the link stays full.
 //! - Rates: RFC 9332 section 2.1 derives roughly equal rates for Reno-like and DCTCP-like
 //!   flows from a steady `p'`. Here the DCTCP flow gets about 1.8 times CUBIC's rate, and
 //!   the test pins the measured cause: `p'` is not steady (it rests at 0 half the time), so
@@ -17,7 +17,7 @@ use common::run_toml;
 
 const SCENARIO: &str = include_str!("../../../scenarios/dualpi2.toml");
 
-/// A flow's queueing delay samples after the warmup (its latest RTT sample, every 50 ms,
+/// A flow's queueing delay samples after the warmup (its latest RTT sample, every 100 ms,
 /// less its base RTT), ms, sorted: the DCTCP flow's are L queue sojourns, CUBIC's C's.
 fn queueing_ms(out: &RunOutput, flow: u64) -> Vec<f64> {
     let fs = &out.flow_series;

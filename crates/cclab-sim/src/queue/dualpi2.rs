@@ -23,7 +23,7 @@
 //! ECT(0); an L packet is marked CE with probability `p_L`, where the native AQM `p'_L` is a
 //! step, 1 when the packet's own sojourn time exceeds `step_thresh` and the L queue (the
 //! packet included) holds at least `min_qlen_step` packets, 0 otherwise. Overload
-//! (RFC 9332 section 4.2.3, Appendix A.2): while `p_C` is at or above
+//! (RFC 9332 Appendix A.2, its overload handling): while `p_C` is at or above
 //! `p_Cmax = min(1/k^2, 1)`, ECN no longer saves a C packet from the drop, and an L packet
 //! is first dropped with probability `p_C` before the marking, so unresponsive L4S traffic
 //! cannot take the link.
