@@ -116,3 +116,31 @@ fn with_four_flows_of_each_the_c_queue_nears_its_target_and_p_prime_rarely_rests
     assert!(at_zero(&four) < 0.2 && at_zero(&one) > 0.3);
     assert!(gl / gc < rates(&one).0 / rates(&one).1, "more flows, closer to equal");
 }
+
+#[test]
+fn ecn_l4s_turns_on_ecn_with_ect1_and_other_values_are_refused_by_name() {
+    use cclab_sim::Scenario;
+    let b = Scenario::from_toml(SCENARIO).unwrap().build(1).unwrap();
+    let (l4s, cubic) = (&b.sim.flows[0].sender.cfg, &b.sim.flows[1].sender.cfg);
+    assert!(l4s.ecn && l4s.l4s);
+    assert!(!cubic.ecn && !cubic.l4s);
+    let refused =
+        |text: &str| Scenario::from_toml(text).and_then(|sc| sc.build(1).map(|_| ())).unwrap_err().to_string();
+    let e = refused(&SCENARIO.replace("ecn = \"l4s\"", "ecn = \"l4\""));
+    assert!(e.starts_with("flows[0].ecn") && e.contains("\"l4s\""), "{e}");
+    let e = refused(&SCENARIO.replace("ecn = \"l4s\"", "ecn = false"));
+    assert!(e.starts_with("flows[0].ecn") && e.contains("dctcp needs ECN"), "{e}");
+}
+
+/// ECT(1) means ECN-capable to every other queue (RFC 3168 section 5: routers treat ECT(0)
+/// and ECT(1) as equivalent): through PIE with ECN, a DCTCP flow
+/// with `ecn = "l4s"` gets the results of one with `ecn = true`, bit for bit.
+#[test]
+fn an_l4s_flow_through_another_ecn_queue_gets_the_results_of_an_ecn_flow() {
+    let pie = SCENARIO.replace("queue = \"dualpi2\"", "queue = \"pie\", queue_params = { ecn = 1 }");
+    let (a, b) = (run_toml(&pie, 1), run_toml(&pie.replace("ecn = \"l4s\"", "ecn = true"), 1));
+    assert!(a.queues.u64s("marks")[0] > 0);
+    assert_eq!(a.queues.u64s("marks"), b.queues.u64s("marks"));
+    assert_eq!(a.flows.f64s("goodput_bps"), b.flows.f64s("goodput_bps"));
+    assert_eq!(a.flow_series.f64s("rtt_s"), b.flow_series.f64s("rtt_s"));
+}
