@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Dict
@@ -73,7 +74,8 @@ def build(name: str) -> Path:
 def register(name: str) -> int:
     """Loads and registers ``name``; returns its struct_ops map id (unregister with ``unregister``)."""
     obj = build(name)
-    out = sh("bpftool", "struct_ops", "register", str(obj), timeout=60)
+    p = subprocess.run(["bpftool", "struct_ops", "register", str(obj)], capture_output=True, text=True, timeout=60)
+    out = p.stdout + p.stderr  # bpftool 7.1 writes "Registered ... id N" to stderr
     m = re.search(rf"Registered tcp_congestion_ops {re.escape(name)} id (\d+)", out)
     if not m:
         raise LinuxEngineError(f"bpftool did not register {name}: {out.strip() or 'no output'}")

@@ -101,6 +101,8 @@ def _resolve(sc: Scenario, seed: int) -> Tuple[Scenario, Dict[str, Any], float, 
         if "src" in g or "dst" in g:
             _fail(f"flows[{i}].src", "graphs are not built by the Linux engine")
         sim_sc["flows"][i]["cc"] = bpf.REGISTRY[cc].sim_name if cc in bpf.REGISTRY else cc
+        # The simulator's default group name (<cc><index>) from the name the scenario gave.
+        sim_sc["flows"][i].setdefault("name", f"{cc}{i}")
     sim = _core.Sim(_to_json(sim_sc), seed)
     net = json.loads(sim.network())
     canonical = json.loads(sim.scenario_json())
