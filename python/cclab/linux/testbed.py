@@ -181,6 +181,8 @@ def _raise_stop(signum: int, _frame: Any) -> None:
 
 
 class Testbed:
+    __test__ = False  # not a pytest class, whatever a test module imports it as
+
     """The three namespaces, the bottleneck and the delay line, as a context manager.
 
     ``rate_bps``: bottleneck rate. ``limit_pkts`` / ``limit_bytes``: its drop-tail buffer (one
@@ -239,6 +241,9 @@ class Testbed:
             except subprocess.TimeoutExpired:
                 p.kill()
                 p.wait()
+            for pipe in (p.stdout, p.stderr):
+                if pipe is not None:
+                    pipe.close()
         for ns in (self.snd, self.mid, self.rcv):
             _kill_netns_pids(ns)
             sh("ip", "netns", "del", ns, check=False)
