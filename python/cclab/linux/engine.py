@@ -15,6 +15,7 @@ import os
 import sys
 import tempfile
 import time
+import warnings
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple
 
@@ -195,6 +196,7 @@ def run_linux(scenario: Any, seed: Optional[int] = None) -> Result:
             if snd.returncode != 0:
                 raise LinuxEngineError(f"the sender failed: {err.strip().splitlines()[-1] if err.strip() else snd.returncode}")
             rout, _ = recv.communicate(timeout=10)
+            lost = tb.stop_delay_line()
     wall = time.perf_counter() - t_wall
     rows = [json.loads(line) for line in out.splitlines() if line.strip()]
     finals = {r["final"]: r for r in rows if "final" in r}
@@ -205,7 +207,15 @@ def run_linux(scenario: Any, seed: Optional[int] = None) -> Result:
     received = json.loads(rout.strip().splitlines()[-1]) if rout.strip() else {}
     from .result_build import build_result
 
-    return build_result(p, s, wall, samples, finals, qrows, dt, bool(dt_user), received, load)
+    res = build_result(p, s, wall, samples, finals, qrows, dt, bool(dt_user), received, load)
+    res._summary["linux_relay_lost"] = float(lost.get("fwd", 0) + lost.get("rev", 0)) if lost else float("nan")
+    if lost and lost["fwd"] + lost["rev"] > 0:
+        from ..advice import CclabWarning
+
+        warnings.warn(f"topology.bottleneck.rate: the delay line lost {lost['fwd']} data and {lost['rev']} ACK frames "
+                      "(the machine could not keep up): losses outside the bottleneck queue, so this run is not an "
+                      "honest emulation; lower the rate or the load (docs/linux.md)", CclabWarning, stacklevel=2)
+    return res
 
 
 def _mss(mtu: int) -> int:

@@ -201,6 +201,8 @@ class Testbed:
         self._old_handlers: dict[int, Any] = {}
         self._up = False
         self.removed_at_start: List[str] = []
+        self.last_ping_summary: dict[str, float] = {}
+        self._relay: Optional["subprocess.Popen[str]"] = None
 
     # -- life cycle ------------------------------------------------------------------------
 
@@ -308,9 +310,25 @@ class Testbed:
             leaf = ["pfifo", "limit", str(int(self.limit_pkts if self.limit_pkts is not None else 100_000))]
         sh("tc", "-n", self.mid, "qdisc", "add", "dev", "m1", "parent", "1:1", "handle", "10:", *leaf)
 
+    def stop_delay_line(self) -> dict[str, int]:
+        """Stops the delay line; returns the frames it lost per direction ({"fwd": n, "rev": n}):
+        nonzero means the run went beyond what the testbed carries honestly (losses that the
+        bottleneck did not make)."""
+        p = self._relay
+        if p is None or p.poll() is not None:
+            return {}
+        p.terminate()
+        try:
+            _, err = p.communicate(timeout=5)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            _, err = p.communicate()
+        m = re.search(r"lost a->b (\d+) b->a (\d+)", err or "")
+        return {"fwd": int(m.group(1)), "rev": int(m.group(2))} if m else {}
+
     def _delay_line(self) -> None:
         binary = compile_c(HERE / "c" / "delay_line.c", "delay_line")
-        p = self.spawn(self.mid, str(binary), "m0", "m1", str(round(self.delay_fwd_s * 1e6)),
+        p = self._relay = self.spawn(self.mid, str(binary), "m0", "m1", str(round(self.delay_fwd_s * 1e6)),
                        str(round(self.delay_rev_s * 1e6)))
         line = p.stdout.readline() if p.stdout else ""
         if line.strip() != "ready":
@@ -341,4 +359,8 @@ class Testbed:
         """Round trips of ``count`` pings sender->receiver at idle, seconds."""
         out = self.exec(self.snd, "ping", "-n", "-c", str(count), "-i", str(interval_s),
                         "-s", str(size), RCV_ADDR, timeout=30 + count * interval_s)
+        self.last_ping_summary = {k: float(v) / 1e3 for k, v in zip(
+            ("min", "avg", "max", "mdev"), re.findall(r"= ([0-9.]+)/([0-9.]+)/([0-9.]+)/([0-9.]+) ms", out)[0])} \
+            if "min/avg/max" in out else {}
+        # ping prints 3 significant digits per reply (0.1 ms at 10-99 ms); its summary, microseconds.
         return [float(m) / 1e3 for m in re.findall(r"time=([0-9.]+) ms", out)]
