@@ -118,9 +118,15 @@ def test_one_reno_flow_fills_the_bottleneck_and_the_queue_stays_within_its_buffe
     late = (d.loc[8.0] - d.loc[4.0]) * 8 / 4.0
     # Over the last half the flow delivers the bottleneck's rate (wire bits), within 15 %.
     assert late == pytest.approx(20e6, rel=0.15)
+    # Each sample is taken at its time: every whole second after slow start carries the rate too
+    # (late samples, all taken at the end, would show seconds of nothing and one of everything).
+    per_second = np.diff(d.loc[[2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0]].to_numpy()) * 8
+    assert per_second.min() > 0.7 * 20e6 and per_second.max() < 1.3 * 20e6
     q = res.queues.iloc[0]
     assert q["role"] == "bottleneck" and 0 < q["max_len_pkts"] <= 67
     assert res.summary()["bottleneck_utilization"] > 0.85
+    # Every loss was the bottleneck's: the delay line lost nothing.
+    assert res.summary()["linux_relay_lost"] == 0
     assert res.flows.loc[0, "cc"] == "reno" and res.flows.loc[0, "rtt_min_s"] >= 0.0399
     assert not our_namespaces()
 

@@ -29,6 +29,7 @@ _FIELDS = {
     "bytes_acked": (120, "Q"), "data_segs_out": (156, "I"), "min_rtt_us": (148, "I"),
     "delivery_rate": (160, "Q"), "delivered": (192, "I"), "bytes_sent": (200, "Q"),
     "bytes_retrans": (208, "Q"), "unacked": (24, "I"), "notsent": (144, "I"), "total_rto": (240, "H"),
+    "busy_us": (168, "Q"), "rwnd_limited_us": (176, "Q"), "sndbuf_limited_us": (184, "Q"), "snd_wnd": (228, "I"),
 }
 
 
@@ -89,6 +90,9 @@ class Flow:
 
 
 def send(cfg: Dict[str, Any]) -> None:
+    # The samples go to a file, not to stdout: a pipe the engine does not read during the run
+    # would fill (64 KiB) and block the sampler, which would then take its late samples at the end.
+    out = open(cfg["samples_path"], "w", encoding="utf-8")
     t0, end, dt = cfg["t0"], cfg["duration_s"], cfg.get("sample_interval_s")
     flows = [Flow(f, i, t0, cfg["addr"], cfg["port"] + i) for i, f in enumerate(cfg["flows"])]
     threads = [threading.Thread(target=f.run, args=(end,), daemon=True) for f in flows]
@@ -105,7 +109,7 @@ def send(cfg: Dict[str, Any]) -> None:
                     row.update(tcp_info(s))
                 except OSError:
                     pass
-            print(json.dumps(row), flush=False)
+            out.write(json.dumps(row) + "\n")
 
     k = 0
     while dt:
@@ -120,10 +124,10 @@ def send(cfg: Dict[str, Any]) -> None:
         with f.lock:
             s = f.sock
         info = tcp_info(s) if s is not None else {}
-        print(json.dumps({"final": f.index, "completion_s": f.completion, "error": f.error, **info}))
+        out.write(json.dumps({"final": f.index, "completion_s": f.completion, "error": f.error, **info}) + "\n")
         if s is not None:
             s.close()
-    sys.stdout.flush()
+    out.close()
 
 
 def recv(cfg: Dict[str, Any]) -> None:

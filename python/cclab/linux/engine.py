@@ -185,6 +185,7 @@ def run_linux(scenario: Any, seed: Optional[int] = None) -> Result:
         with tempfile.TemporaryDirectory(prefix="cclab-linux-") as tmp:
             path = Path(tmp) / "config.json"
             script = str(Path(__file__).with_name("endpoint.py"))
+            cfg["samples_path"] = str(Path(tmp) / "samples.jsonl")
             cfg["t0"] = time.monotonic() + LEAD_S
             path.write_text(json.dumps(cfg), encoding="utf-8")
             recv = tb.spawn(tb.rcv, sys.executable, script, "recv", str(path))
@@ -192,11 +193,12 @@ def run_linux(scenario: Any, seed: Optional[int] = None) -> Result:
                 raise LinuxEngineError(f"the receiver did not start: {_stderr(recv)}")
             snd = tb.spawn(tb.snd, sys.executable, script, "send", str(path))
             qrows = _sample_queue(tb, cfg["t0"], dt, duration)
-            out, err = snd.communicate(timeout=duration + LEAD_S + 30)
+            _, err = snd.communicate(timeout=duration + LEAD_S + 30)
             if snd.returncode != 0:
                 raise LinuxEngineError(f"the sender failed: {err.strip().splitlines()[-1] if err.strip() else snd.returncode}")
             rout, _ = recv.communicate(timeout=10)
             lost = tb.stop_delay_line()
+            out = Path(cfg["samples_path"]).read_text(encoding="utf-8")
     wall = time.perf_counter() - t_wall
     rows = [json.loads(line) for line in out.splitlines() if line.strip()]
     finals = {r["final"]: r for r in rows if "final" in r}
