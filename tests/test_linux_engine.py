@@ -9,7 +9,6 @@ scheduling noise does not reach (docs/linux.md gives the figures they were set f
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import subprocess

@@ -10,20 +10,17 @@ The result has the simulator's tables and columns. What real TCP does not expose
 from __future__ import annotations
 
 import json
-import math
 import os
 import sys
 import tempfile
 import time
 import warnings
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, NoReturn, Optional, Tuple
 
-import numpy as np
-import pandas as pd
 
 from .. import _core
-from ..result import Result, _empty
+from ..result import Result
 from ..scenario import Scenario, _to_json, as_scenario, resolve_seed
 from . import bpf
 from .errors import LinuxEngineError, Unsupported
@@ -48,7 +45,7 @@ DEFAULT_SAMPLE_S = 0.1
 LEAD_S = 1.0
 
 
-def _fail(field: str, message: str) -> None:
+def _fail(field: str, message: str) -> NoReturn:
     raise Unsupported(field, message)
 
 
@@ -60,12 +57,12 @@ def _linux_cc(name: str, field: str) -> str:
     accepted = sorted(set(KERNEL_CC) | set(bpf.REGISTRY))
     _fail(field, f"'{name}' is neither a kernel built-in nor one of cclab's BPF congestion controls; "
                  f"the Linux engine accepts {', '.join(accepted)}")
-    return name
 
 
-def _resolve(sc: Scenario, seed: int) -> Tuple[Scenario, Dict[str, Any], float, float]:
+def _resolve(sc: Scenario, seed: int) -> Tuple[Scenario, Dict[str, Any], float, float, List[str]]:
     """Validates what only the testbed cares about, then lets the simulator parse the rest.
-    Returns the normalized scenario, its network, the BDP in packets and the duration."""
+    Returns the normalized scenario, its network, the BDP in packets, the duration and the
+    kernel's name of each flow group's algorithm."""
     if "web" in sc:
         _fail("web", "the Linux engine runs bulk TCP flows only (no web traffic yet)")
     if sc.get("udp"):
@@ -109,12 +106,12 @@ def _resolve(sc: Scenario, seed: int) -> Tuple[Scenario, Dict[str, Any], float, 
     canonical = json.loads(sim.scenario_json())
     for g, name in zip(canonical.get("flows", []), [str(g.get("cc")) for g in groups]):
         g["cc"] = name
-    return canonical, net, sim.bdp_pkts, sim.duration, kernel_names  # type: ignore[return-value]
+    return canonical, net, sim.bdp_pkts, sim.duration, kernel_names
 
 
 def plan(sc: Scenario, seed: int) -> Dict[str, Any]:
     """What the testbed will build for a scenario, after refusing what it cannot honour."""
-    canonical, net, bdp, duration, kernel_names = _resolve(sc, seed)  # type: ignore[misc]
+    canonical, net, bdp, duration, kernel_names = _resolve(sc, seed)
     links = net["links"]
     bn = next(l for l in links if l["role"] == "bottleneck")
     if bn["rate_bps"] > MAX_RATE_BPS:
