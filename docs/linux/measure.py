@@ -71,6 +71,27 @@ def _unchecked(sc: dict) -> dict:
     return sc
 
 
+def compare_bpf(reps: int) -> None:
+    """cclab_reno (BPF) in the comparison's scenario: the row to set beside the kernel's reno."""
+    print(f"\n### cclab_reno (BPF), same scenario ({load()})\n")
+    print("| cc | engine | goodput (Mbit/s) | mean queue (packets) | cwnd mean (packets) | retransmits | runs |")
+    print("|---|---|---:|---:|---:|---:|---:|")
+    results = [cclab.run(scenario("20Mbps", 40, "cclab_reno", 30, 10), engine="linux") for _ in range(reps)]
+    _row("cclab_reno", "linux", results)
+
+
+def _row(name: str, eng: str, results: list) -> None:
+    g = [r.summary()["total_goodput_bps"] / 1e6 for r in results]
+    q = [r.summary()["bottleneck_mean_queue_pkts"] for r in results]
+    c = [float(r.flow_series[r.flow_series.time_s >= 10].cwnd.mean()) for r in results]
+    rt = [int(r.flows.retransmits_measured.iloc[0]) for r in results]
+
+    def fmt(x: list, f: str) -> str:
+        return format(x[0], f) if len(x) == 1 else f"{format(st.mean(x), f)} ({format(min(x), f)}-{format(max(x), f)})"
+
+    print(f"| {name} | {eng} | {fmt(g, '.2f')} | {fmt(q, '.1f')} | {fmt(c, '.1f')} | {fmt(rt, '.0f')} | {len(results)} |")
+
+
 def compare(reps: int) -> None:
     print(f"\n### Kernel against simulator: 1 flow, 20 Mbit/s, 40 ms, 1 BDP, 30 s, measured over [10 s, 30 s] ({load()})\n")
     print("| cc | engine | goodput (Mbit/s) | mean queue (packets) | cwnd mean (packets) | retransmits | runs |")
@@ -83,16 +104,7 @@ def compare(reps: int) -> None:
         rows["sim (stack linux)"] = [sim]
         rows["linux"] = [cclab.run(scenario("20Mbps", 40, linux_cc, 30, 10), engine="linux") for _ in range(reps)]
         for eng, results in rows.items():
-            g = [r.summary()["total_goodput_bps"] / 1e6 for r in results]
-            q = [r.summary()["bottleneck_mean_queue_pkts"] for r in results]
-            c = [float(r.flow_series[r.flow_series.time_s >= 10].cwnd.mean()) for r in results]
-            rt = [int(r.flows.retransmits_measured.iloc[0]) for r in results]
-            name = sim_cc if eng.startswith("sim") else linux_cc
-
-            def fmt(x: list, f: str) -> str:
-                return format(x[0], f) if len(x) == 1 else f"{format(st.mean(x), f)} ({format(min(x), f)}-{format(max(x), f)})"
-
-            print(f"| {name} | {eng} | {fmt(g, '.2f')} | {fmt(q, '.1f')} | {fmt(c, '.1f')} | {fmt(rt, '.0f')} | {len(results)} |")
+            _row(sim_cc if eng.startswith("sim") else linux_cc, eng, results)
 
 
 if __name__ == "__main__":
@@ -101,5 +113,6 @@ if __name__ == "__main__":
     ap.add_argument("--reps", type=int, default=3)
     a = ap.parse_args()
     for w in a.what:
-        {"delay": lambda: delay(), "ceiling": lambda: ceiling(a.reps), "compare": lambda: compare(a.reps)}[w]()
+        {"delay": lambda: delay(), "ceiling": lambda: ceiling(a.reps), "compare": lambda: compare(a.reps),
+         "compare_bpf": lambda: compare_bpf(a.reps)}[w]()
     print(f"\n({load()} at the end)")

@@ -172,8 +172,9 @@ class _Lock:
             self.fd = None
 
 
-class _Stop(BaseException):
-    """SIGTERM turned into an exception, so that ``with Testbed(...)`` tears down."""
+class _Stop(KeyboardInterrupt):
+    """SIGTERM/SIGHUP turned into an exception, so that ``with Testbed(...)`` tears down; a
+    KeyboardInterrupt, so that the CLI reports it as an interruption in one line."""
 
 
 def _raise_stop(signum: int, _frame: Any) -> None:
