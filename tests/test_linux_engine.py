@@ -131,9 +131,17 @@ def test_one_reno_flow_fills_the_bottleneck_and_the_queue_stays_within_its_buffe
 
 
 @needs_bpf
-def test_cclab_reno_in_bpf_carries_a_flow_and_a_small_buffer_drops_at_the_bottleneck() -> None:
-    res = cclab.run(dumbbell("cclab_reno", "5s", buffer="10pkts"), engine="linux")
-    assert res.flows.loc[0, "cc"] == "cclab_reno"
+def test_cclab_reno_in_bpf_carries_a_flow_and_a_small_buffer_drops_at_the_bottleneck(tmp_path: Path) -> None:
+    # Through the command line, and back from its result folder.
+    sc = tmp_path / "bpf.toml"
+    sc.write_text(cclab.to_toml(dumbbell("cclab_reno", "5s", buffer="10pkts")))
+    p = subprocess.run([sys.executable, "-m", "cclab", "run", str(sc), "--engine", "linux", "-q", "--out",
+                        str(tmp_path / "out")], capture_output=True, text=True, timeout=120,
+                       env={**os.environ, "PYTHONPATH": str(ROOT / "python")})
+    assert p.returncode == 0, p.stderr
+    res = cclab.load(tmp_path / "out")
+    assert res.flows.loc[0, "cc"] == "cclab_reno" and res.flows["drops"].isna().all()
+    assert res.summary()["linux_relay_lost"] == 0
     q = res.queues.iloc[0]
     assert q["drops"] > 0 and q["max_len_pkts"] <= 10
     assert int(res.flows.loc[0, "retransmits"]) > 0
