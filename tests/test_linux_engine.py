@@ -10,6 +10,7 @@ scheduling noise does not reach (docs/linux.md gives the figures they were set f
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -100,6 +101,7 @@ def test_the_same_scenario_plans_the_dumbbell_the_simulator_builds() -> None:
 
 
 @needs_testbed
+@pytest.mark.skipif(shutil.which("ping") is None, reason="ping is not installed (iputils-ping)")
 def test_the_idle_round_trip_is_the_configured_one_within_2_ms() -> None:
     with Bed(20e6, 100, None, 0.020, 0.020) as tb:
         rtts = np.array(tb.ping_rtt(count=40, interval_s=0.02))

@@ -41,7 +41,7 @@ NS_STEM = "cclab-"
 #: What every BPF congestion control of the project is named (cclab.linux.bpf).
 CC_STEM = "cclab_"
 #: One Linux-engine run at a time on a machine: the holder of this lock owns everything with the prefix.
-LOCK = Path("/run/cclab-linux.lock")
+LOCK = Path("/run" if os.access("/run", os.W_OK) else "/tmp") / "cclab-linux.lock"
 #: Seconds a run waits for another run's lock before giving up.
 LOCK_WAIT_S = 120.0
 
