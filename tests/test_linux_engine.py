@@ -23,7 +23,8 @@ import pytest
 import cclab
 from cclab.linux import engine
 from cclab.linux.errors import Unsupported
-from cclab.linux.testbed import NS_STEM, Testbed as Bed, cleanup_leftovers, missing_requirements, registered_struct_ops
+from cclab.linux.testbed import (NS_STEM, Testbed as Bed, cleanup_leftovers, missing_requirements, registered_ccs,
+                                 registered_struct_ops)
 
 ROOT = Path(__file__).resolve().parents[1]
 NO_TESTBED = missing_requirements()
@@ -134,6 +135,7 @@ def test_one_reno_flow_fills_the_bottleneck_and_the_queue_stays_within_its_buffe
 
 @needs_bpf
 def test_cclab_reno_in_bpf_carries_a_flow_and_a_small_buffer_drops_at_the_bottleneck(tmp_path: Path) -> None:
+    maps_before = {m["id"] for m in registered_struct_ops()}
     # Through the command line, and back from its result folder.
     sc = tmp_path / "bpf.toml"
     sc.write_text(cclab.to_toml(dumbbell("cclab_reno", "5s", buffer="10pkts")))
@@ -149,7 +151,12 @@ def test_cclab_reno_in_bpf_carries_a_flow_and_a_small_buffer_drops_at_the_bottle
     assert int(res.flows.loc[0, "retransmits"]) > 0
     # A 10-packet buffer under a 67-packet BDP still keeps the link busy more than half the time.
     assert res.flows.loc[0, "goodput_bps"] > 10e6
-    assert not registered_struct_ops() and not our_namespaces()
+    assert not registered_ccs() and not our_namespaces()
+    # The flows closed with a reset: no orphan socket keeps the unregistered map alive.
+    deadline = time.monotonic() + 3
+    while {m["id"] for m in registered_struct_ops()} - maps_before and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not {m["id"] for m in registered_struct_ops()} - maps_before
 
 
 CHILD = """
@@ -182,14 +189,14 @@ def test_a_new_start_removes_what_a_sigkilled_run_left() -> None:
     # Killed without any chance to clean: its namespaces, its relay and its struct_ops remain...
     assert [n for n in our_namespaces() if n.startswith(prefix)]
     assert relay and alive(relay[0])
-    assert [s["name"] for s in registered_struct_ops()] == ["cclab_reno"]
+    assert registered_ccs() == ["cclab_reno"]
     # ...until the next start removes them.
     with Bed(20e6, 50, None, 0.01, 0.01) as tb:
         assert any(r.startswith(f"netns {prefix}") for r in tb.removed_at_start)
         assert not [n for n in our_namespaces() if n.startswith(prefix)]
     time.sleep(0.2)
     assert not alive(relay[0])
-    assert not our_namespaces() and not registered_struct_ops()
+    assert not our_namespaces() and not registered_ccs()
 
 
 @needs_testbed

@@ -89,6 +89,17 @@ class Flow:
             self.error = f"flow {self.index}: {e}"
 
 
+def _abort(s: socket.socket) -> None:
+    """Closes with a reset (SO_LINGER 0): a plain close would leave an orphan socket sending the
+    unsent data after the run, holding its congestion control (a BPF struct_ops map can then not
+    be freed) and its namespace until it gives up, minutes later when the testbed is gone."""
+    try:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    except OSError:
+        pass
+    s.close()
+
+
 def send(cfg: Dict[str, Any]) -> None:
     # The samples go to a file, not to stdout: a pipe the engine does not read during the run
     # would fill (64 KiB) and block the sampler, which would then take its late samples at the end.
@@ -126,7 +137,7 @@ def send(cfg: Dict[str, Any]) -> None:
         info = tcp_info(s) if s is not None else {}
         out.write(json.dumps({"final": f.index, "completion_s": f.completion, "error": f.error, **info}) + "\n")
         if s is not None:
-            s.close()
+            _abort(s)
     out.close()
 
 

@@ -131,6 +131,14 @@ def registered_struct_ops() -> List[dict[str, Any]]:
     return [i for i in items if str(i.get("name", "")).startswith(CC_STEM)]
 
 
+def registered_ccs() -> List[str]:
+    """The congestion controls named ``cclab_*`` the kernel offers now. An unregistered struct_ops
+    map stays listed by bpftool until the last socket that used it is freed; this list is what
+    is registered."""
+    text = Path("/proc/sys/net/ipv4/tcp_available_congestion_control").read_text()
+    return [n for n in text.split() if n.startswith(CC_STEM)]
+
+
 def cleanup_leftovers(include_own: bool = False) -> List[str]:
     """Removes every namespace named ``cclab-*`` (and first the processes inside it) and every
     registered ``cclab_*`` struct_ops; returns what it removed. Callers hold ``LOCK`` (or know
@@ -141,9 +149,11 @@ def cleanup_leftovers(include_own: bool = False) -> List[str]:
             _kill_netns_pids(ns)
             sh("ip", "netns", "del", ns, check=False)
             removed.append(f"netns {ns}")
+    live = set(registered_ccs())
     for so in registered_struct_ops():
-        sh("bpftool", "struct_ops", "unregister", "id", str(so["id"]), check=False)
-        removed.append(f"struct_ops {so['name']} (id {so['id']})")
+        if so["name"] in live:  # the others are unregistered already, waiting for their sockets
+            sh("bpftool", "struct_ops", "unregister", "id", str(so["id"]), check=False)
+            removed.append(f"struct_ops {so['name']} (id {so['id']})")
     return removed
 
 
