@@ -63,7 +63,7 @@ odd_strings = st.sampled_from(["", "unlimited", "inf", "x" * 100_000, "1ms\n" * 
 # The names a field with a fixed set of values accepts (a stack, a recovery, a queue), so that
 # every profile, recovery and AQM is run with the other mutations, not only refused.
 names = st.sampled_from(["linux", "ns2", "cclab", "sack", "newreno", "reno", "rack-tlp", "dupthresh", "per-ack",
-                         "codel", "fq_codel", "pie"])
+                         "codel", "fq_codel", "pie", "dualpi2", "l4s"])
 values = st.one_of(floats, ints, unit_strings, odd_strings, names, st.booleans(), st.none(),
                    # fresh containers: one shared {} could end up inside itself
                    st.builds(list), st.builds(dict),

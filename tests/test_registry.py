@@ -12,9 +12,10 @@ from cclab.cli import app
 
 BUILT_INS = {
     "cc": ["reno", "newreno", "highspeed", "scalable", "bic", "bic-linux", "cubic", "cubic-linux", "vegas", "vegas-ns2", "fast", "westwood",
-           "cr", "ci", "htcp", "xcp", "tcp-gt", "hrf", "w+cr+reno", "w+cr+cr", "ubr", "ghstcp", "ktcp", "bbr", "dctcp"],
+           "cr", "ci", "htcp", "xcp", "tcp-gt", "hrf", "w+cr+reno", "w+cr+cr", "ubr", "ghstcp", "ktcp", "bbr", "dctcp",
+           "bbr3"],
     "add-on": ["ktcp"],
-    "queue": ["droptail", "red", "ared", "gared", "xcp", "codel", "fq_codel", "pie"],
+    "queue": ["droptail", "red", "ared", "gared", "xcp", "codel", "fq_codel", "pie", "dualpi2"],
     "topology": ["dumbbell", "graph"],
     "traffic": ["tcp", "udp", "web"],
 }

@@ -193,6 +193,11 @@ def run(
         typer.Option("--pcap", help="Write the traced flows' packets (all flows without --trace) to this pcapng file.",
                      show_default=False),
     ] = None,
+    engine: Annotated[
+        str,
+        typer.Option("--engine", help="sim (the simulator) or linux (real kernel TCP in network namespaces, "
+                     "real time, root; docs/linux.md)."),
+    ] = "sim",
 ) -> None:
     """Run a scenario and write its result folder.
 
@@ -215,6 +220,11 @@ def run(
         sc["trace"] = trace_table(sc.get("trace") or {}, trace, pcap)
     if plot and not sc.get("sample_interval"):
         fail("--plot", "the scenario has no sample_interval, so nothing to plot; add e.g. sample_interval = \"100ms\"")
+    if engine not in ("sim", "linux"):
+        fail("--engine", f"invalid value {engine!r}; accepted: sim, linux")
+    if engine == "linux":
+        _run_linux(sc, seed_list, seeds is not None, out, plot, quiet)
+        return
     check_scenario(sc, seed_list[0])  # a bad --set fails here, before anything runs
     dest = out if out is not None else Path("cclab-out") / _safe_name(str(sc["name"]))
     _check_out(dest)
@@ -244,6 +254,65 @@ def run(
             _stdout().print(_seeds_table(frame))
     if not quiet:
         _stdout().print(f"wrote {dest}")
+
+
+def _run_linux(sc: Any, seed_list: List[Optional[int]], several: bool, out: Optional[Path], plot: bool,
+               quiet: bool) -> None:
+    """``cclab run --engine linux``: the scenario on kernel TCP, one real-time run per seed."""
+    from .linux.engine import plan, run_linux
+    from .linux.errors import LinuxEngineError
+    from .linux.testbed import missing_requirements
+    from .scenario import resolve_seed
+
+    plan(sc, resolve_seed(seed_list[0], sc))  # refuses, naming the field, before anything is built
+    why = missing_requirements()
+    if why:
+        fail("--engine", why)
+    dest = out if out is not None else Path("cclab-out") / (_safe_name(str(sc["name"])) + "-linux")
+    _check_out(dest)
+    dest.mkdir(parents=True, exist_ok=True)
+    for s in seed_list:
+        folder = dest if not several else dest / f"seed-{s}"
+        try:
+            res = run_linux(sc, seed=s)
+        except LinuxEngineError as e:
+            fail("--engine", str(e), 1)
+        res.save(folder)
+        (folder / "report.md").write_text(res.report_markdown(), encoding="utf-8")
+        if plot:
+            res.plot(folder / "plot.png")
+        if not quiet:
+            con = _stdout()
+            for t in _summary_tables(res):
+                con.print(t)
+    if not quiet:
+        _stdout().print(f"wrote {dest} (engine linux, load average {res.summary()['linux_load_avg_1min']:.2f})")
+
+
+linux_app = typer.Typer(help="The Linux engine's testbed (docs/linux.md).", no_args_is_help=True)
+app.add_typer(linux_app, name="linux")
+
+
+@linux_app.command("cleanup")
+def linux_cleanup() -> None:
+    """Remove everything a Linux-engine run left (cclab-* namespaces and their processes, cclab_*
+    struct_ops); waits for a run in progress to finish first."""
+    from .linux.errors import LinuxEngineError
+    from .linux.testbed import _Lock, cleanup_leftovers, missing_requirements
+
+    why = missing_requirements()
+    if why:
+        fail("linux cleanup", why)
+    lock = _Lock()
+    try:
+        lock.acquire()
+    except LinuxEngineError as e:
+        fail("linux cleanup", str(e), 1)
+    try:
+        removed = cleanup_leftovers(include_own=True)
+    finally:
+        lock.release()
+    _stdout().print("\n".join(f"removed {r}" for r in removed) if removed else "nothing to remove")
 
 
 @app.command()

@@ -297,7 +297,8 @@ class Result:
         lines += [desc + ".", "", "| | |", "|---|---|"]
 
         def row(label: str, key: str, fmt: str) -> None:
-            if key in s and s[key] is not None:
+            # NaN: a figure the engine could not measure (the Linux engine's event count).
+            if key in s and s[key] is not None and not (isinstance(s[key], float) and math.isnan(s[key])):
                 lines.append(f"| {label} | {format(s[key], fmt)} |")
 
         if "bottleneck_utilization" in s:

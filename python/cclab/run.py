@@ -31,6 +31,7 @@ def run(
     seed: Optional[int] = None,
     progress: Union[bool, ProgressCallback] = False,
     trace: Optional[dict[str, Any]] = None,
+    engine: str = "sim",
 ) -> Result:
     """Runs a scenario (a dict, or the path of a TOML file) and returns its Result.
 
@@ -49,9 +50,22 @@ def run(
     ``packets`` and ``sender`` tables then hold the traced flows' packet events and sender
     state; it replaces the scenario's own ``[trace]``.
 
+    ``engine``: ``"sim"`` (the simulator) or ``"linux"``: the same scenario on real kernel TCP
+    in a namespace testbed, in real time, as root (docs/linux.md); a dumbbell with bulk TCP
+    flows, and what the testbed cannot honour is refused naming the field. Its result has the
+    same tables, with <NA>/NaN where the kernel does not expose a figure.
+
     Raises ScenarioError, naming the field, when the scenario or seed is invalid, or when
     the trace passes its bound (``trace.max_records``).
     """
+    if engine == "linux":
+        from .linux.engine import run_linux
+
+        if trace is not None:
+            raise ValueError("trace: the Linux engine does not trace packets; on Linux capture with tcpdump")
+        return run_linux(scenario, seed)
+    if engine != "sim":
+        raise ValueError(f"engine: invalid value {engine!r}; accepted: 'sim', 'linux'")
     sc = as_scenario(scenario)
     if trace is not None:
         sc = {**sc, "trace": dict(trace)}

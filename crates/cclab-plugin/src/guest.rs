@@ -160,6 +160,8 @@ fn view(v: &abi::View) -> SenderView {
         lost: v.lost,
         app_limited: v.app_limited != 0,
         next_tx_time: t(v.next_tx_time_ps),
+        // Not carried by this ABI version (BBRv3's inputs came later): a plugin sees false.
+        is_cwnd_limited: false,
     }
 }
 
@@ -300,6 +302,11 @@ extern "C" fn cong_control(
         losses: rs.losses,
         acked_sacked: rs.acked_sacked,
         prior_in_flight: rs.prior_in_flight,
+        // Not carried by this ABI version (BBRv3's inputs came later): a plugin sees 0.
+        tx_in_flight: 0,
+        lost: 0,
+        delivered_ce: 0,
+        is_ece: false,
     };
     with(st, |a| put_control(a.cong_control(&view(v), &rs), out, some))
 }

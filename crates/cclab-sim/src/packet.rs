@@ -51,11 +51,11 @@ pub struct Packet {
     /// (`SendOverhead::DelayedSend`: ns-2's direct `output()` calls).
     pub immediate: bool,
     /// Header flags: the ECN bits (RFC 3168: `ECT`, `CE` on data, `ECE` on ACKs, `CWR` on
-    /// data) and `SYN`.
+    /// data; `ECT1` beside `ECT` for RFC 9331's ECT(1)) and `SYN`.
     pub flags: u8,
 }
 
-/// ECN-capable transport (data).
+/// ECN-capable transport (data): alone, the ECT(0) codepoint of RFC 3168.
 pub const ECT: u8 = 1;
 /// Congestion experienced, set by a router (data).
 pub const CE: u8 = 2;
@@ -66,6 +66,11 @@ pub const CWR: u8 = 8;
 /// The opening segment of a connection (a header-only seq 0), for stacks that send one
 /// (tcp/profile.rs `syn`); its receiver acknowledges it at once.
 pub const SYN: u8 = 16;
+/// Set with `ECT`: the codepoint is ECT(1), the L4S identifier (RFC 9331 section 4: the
+/// packet's sender runs a scalable congestion control and wants L4S treatment). Every
+/// discipline that asks `ECT` sees an ECN-capable packet either way; only the DualQ
+/// classifier (queue/dualpi2.rs) tells the two apart.
+pub const ECT1: u8 = 32;
 
 impl Packet {
     /// A data packet with every field zero: the base of packets built field by field (tests,

@@ -27,6 +27,8 @@ pub mod stream {
     pub const FQ_CODEL: u64 = 9;
     /// PIE's drop decisions (index: link).
     pub const PIE: u64 = 10;
+    /// DualPI2's drop and mark decisions (index: link).
+    pub const DUALPI2: u64 = 11;
 }
 
 /// SplitMix64's finalizer: a well-mixed 64-bit function of `z` (also FQ-CoDel's flow hash).

@@ -1,8 +1,8 @@
 //! BBR v1 (cc/bbr/) on the paths its paper and the literature describe: one flow fills a
 //! 100 Mbit/s, 40 ms path with a standing queue under one BDP and cycles its pacing gain;
 //! it enters PROBE_RTT every 10 s when its min RTT was not refreshed, holding the window
-//! at 4 for 200 ms and a round; and against CUBIC in a deep buffer it takes the share that
-//! Ware et al. report.
+//! at 4 for 200 ms and a round; and against CUBIC in a deep buffer its share, capped by its
+//! window, does not fall with the number of CUBIC flows (Ware et al.'s steady-state model).
 
 use cclab_sim::results::{Column, RunOutput};
 use common::run_toml;
@@ -118,15 +118,18 @@ fn bbr_enters_probe_rtt_every_10_s_and_holds_the_window_at_4_for_200_ms_and_a_ro
     }
 }
 
-/// Ware, Mukerjee, Seshan, Sherry, "Modeling BBR's Interactions with Loss-Based Congestion
-/// Control", IMC 2019: in deep buffers BBR's share is set by its in-flight cap (2 x its BDP
-/// estimate, which its PROBE_RTT samples inflate by the queue the loss-based flows keep),
-/// not by the number of loss-based flows; the abstract's example, one BBR flow against 16
-/// CUBIC flows, takes 40 % of the link. Asserted at that precision (tens of percent: 30 to
-/// 50 %) for 1 and for 4 CUBIC flows in a buffer of 8 BDP, the mean of three seeds (single
-/// runs spread by about 0.1 with the phase of PROBE_RTT against CUBIC's cycles).
+/// Against loss-based flows that keep a deep buffer full, BBR v1 is window-limited at 2 x its
+/// BDP estimate (`bbr_set_cwnd`), an estimate whose min RTT includes the queue the others keep:
+/// its share is set by that cap, not by how many loss-based flows there are. This is the
+/// steady-state model of Ware, Mukerjee, Seshan, Sherry, "Modeling BBR's Interactions with
+/// Loss-Based Congestion Control" (IMC 2019), which Sarpkaya et al. (IFIP Networking 2025)
+/// found to describe BBR v1 well, best against one loss-based flow. The paper's own numbers
+/// could not be checked (docs/algorithms/bbr.md): 30 to 50 % is cclab's band around the
+/// model's prediction, asserted for 1 and for 4 CUBIC flows in a buffer of 8 BDP, the mean of
+/// three seeds (single runs spread by about 0.1 with the phase of PROBE_RTT against CUBIC's
+/// cycles).
 #[test]
-fn one_bbr_flow_against_cubic_in_a_deep_buffer_takes_about_40_percent_whatever_the_number_of_cubic_flows() {
+fn one_bbr_flow_keeps_a_share_between_30_and_50_percent_against_one_or_four_cubic_flows_in_a_deep_buffer() {
     for n in [1, 4] {
         let mut ccs = vec!["bbr"];
         ccs.extend(std::iter::repeat_n("cubic", n));

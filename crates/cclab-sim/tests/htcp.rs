@@ -50,6 +50,7 @@ impl Clock {
             lost: 0,
             app_limited: false,
             next_tx_time: SimTime::ZERO,
+            is_cwnd_limited: false,
         }
     }
 

@@ -113,7 +113,7 @@ fn unknown_names_are_refused_with_the_accepted_ones() {
     let e = Scenario::from_toml(&text).unwrap().build(1).err().unwrap();
     assert_eq!(
         e.to_string(),
-        "topology.links[0].queue: invalid value 'rde'; accepted: droptail, red, ared, gared, xcp, codel, fq_codel, pie"
+        "topology.links[0].queue: invalid value 'rde'; accepted: droptail, red, ared, gared, xcp, codel, fq_codel, pie, dualpi2"
     );
     let text = GRAPH.replace("CC", "reno").replace("kind = \"graph\"", "kind = \"ring\"");
     let e = Scenario::from_toml(&text).unwrap().build(1).err().unwrap();

@@ -88,7 +88,7 @@ fn reference_runs() -> Vec<(String, String)> {
             .replace("recovery = \"sack\"\n", &format!("recovery = \"sack\"\nstack = \"{}\"\n", stack.name));
         runs.push((format!("stack {} recovery sack", stack.name), sack));
     }
-    for q in ["codel", "fq_codel", "pie"] {
+    for q in ["codel", "fq_codel", "pie", "dualpi2"] {
         runs.push((format!("queue {q}"), pair("newreno", "sack", q, "")));
     }
     runs.push(("random loss".into(), pair("newreno", "sack", "droptail", ", loss = 0.001")));

@@ -165,4 +165,10 @@ pub static BUILTIN: &[Entry<Builder>] = &[
         params: Schema::Read,
         build: dctcp::build,
     },
+    Entry {
+        name: "bbr3",
+        summary: "BBRv3 (draft-ietf-ccwg-bbr; Google's v3 tcp_bbr.c): v1's model bounded by loss and ECN (inflight_hi/lo, bw_lo, 2 % loss, beta 0.7); ProbeBW_DOWN/CRUISE/REFILL/UP, ProbeRTT every 5 s at 0.5 BDP",
+        params: Schema::Read,
+        build: bbr3::build,
+    },
 ];

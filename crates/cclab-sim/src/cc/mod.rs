@@ -39,6 +39,7 @@
 //! arithmetic (slow start, additive increase) lives here once.
 
 pub mod bbr;
+pub mod bbr3;
 pub mod bic;
 pub mod bic_linux;
 mod builtin;
@@ -134,6 +135,9 @@ pub struct SenderView {
     pub app_limited: bool,
     /// The earliest departure time of the next paced segment (Linux `tcp_wstamp_ns`).
     pub next_tx_time: SimTime,
+    /// The window held the sender back within the last flight (Linux `tp->is_cwnd_limited`);
+    /// kept only for an algorithm that `uses_rate_samples`, else false.
+    pub is_cwnd_limited: bool,
 }
 
 /// One ACK's worth of input (Linux `struct ack_sample`).

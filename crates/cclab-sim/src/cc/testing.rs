@@ -24,5 +24,6 @@ pub fn view(cwnd: f64, ssthresh: f64) -> SenderView {
         lost: 0,
         app_limited: false,
         next_tx_time: SimTime::ZERO,
+        is_cwnd_limited: false,
     }
 }

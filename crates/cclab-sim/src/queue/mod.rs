@@ -17,6 +17,7 @@
 pub mod ared;
 pub mod codel;
 pub mod droptail;
+pub mod dualpi2;
 pub mod fq_codel;
 pub mod gared;
 pub mod pie;
@@ -110,6 +111,12 @@ pub static BUILTIN: &[Entry<Builder>] = &[
         summary: "PIE (RFC 8033): drops or marks arrivals with a probability a PI controller updates every tupdate from the queueing delay",
         params: Schema::Declared(pie::PARAMS),
         build: pie::build,
+    },
+    Entry {
+        name: "dualpi2",
+        summary: "DualPI2 (RFC 9332): the DualQ Coupled AQM, an L4S queue (ECT(1), CE) with step marking coupled to a PI2-controlled Classic queue",
+        params: Schema::Declared(dualpi2::PARAMS),
+        build: dualpi2::build,
     },
 ];
 

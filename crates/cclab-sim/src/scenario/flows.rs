@@ -54,11 +54,15 @@ pub(super) fn group_settings(g: &FlowGroup, p: &str, duration: SimTime) -> Resul
     // An algorithm that needs ECN (DCTCP) runs it unless told not to, which is refused:
     // without marks its reduction never acts (Linux turns ECN on for it, TCP_CONG_NEEDS_ECN).
     let needs_ecn = built.needs_ecn();
-    let ecn = match g.ecn {
-        Some(false) if needs_ecn => {
-            return Err(err(format!("{p}.ecn"), false, format!("true (or unset): {} needs ECN", g.cc)));
+    // `ecn = "l4s"`: ECN with ECT(1) on the data (RFC 9331), for a DualQ's L queue.
+    let (ecn, l4s) = match &g.ecn {
+        Some(schema::EcnSetting::On(false)) if needs_ecn => {
+            return Err(err(format!("{p}.ecn"), false, format!("true, \"l4s\" (or unset): {} needs ECN", g.cc)));
         }
-        e => e.unwrap_or(needs_ecn),
+        Some(schema::EcnSetting::On(b)) => (*b, false),
+        Some(schema::EcnSetting::Name(n)) if n == "l4s" => (true, true),
+        Some(schema::EcnSetting::Name(n)) => return Err(err(format!("{p}.ecn"), n, "true, false or \"l4s\"")),
+        None => (needs_ecn, false),
     };
     let recovery = match &g.recovery {
         None => {
@@ -185,6 +189,7 @@ pub(super) fn group_settings(g: &FlowGroup, p: &str, duration: SimTime) -> Resul
             timestamps,
             dupthresh,
             ecn,
+            l4s,
             stack,
         },
         rcv: ReceiverConfig {

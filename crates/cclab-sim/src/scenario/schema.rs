@@ -243,6 +243,15 @@ pub enum Schedule<V> {
     File(String),
 }
 
+/// A flow group's `ecn`: `true`/`false`, or the name of a codepoint (`"l4s"`, checked where
+/// the group is built).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(untagged, expecting = "true, false or \"l4s\"")]
+pub enum EcnSetting {
+    On(bool),
+    Name(String),
+}
+
 /// A group of identical TCP flows.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -346,9 +355,10 @@ pub struct FlowGroup {
     /// `overhead_`); breaks drop-tail phase effects. Default "0s".
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub overhead: Option<String>,
-    /// ECN (RFC 3168): packets are ECN-capable and ECN echoes reduce the window (default false).
+    /// ECN (RFC 3168): packets are ECN-capable and ECN echoes reduce the window (default
+    /// false); `"l4s"`: ECN with ECT(1), the L4S identifier of RFC 9331.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ecn: Option<bool>,
+    pub ecn: Option<EcnSetting>,
     /// Dumbbell: send from the right side to the left, through the reverse
     /// bottleneck (two-way traffic; the reverse direction then gets the same
     /// buffer unless `reverse_buffer` says otherwise).

@@ -26,6 +26,8 @@ pub struct TcpConfig {
     pub dupthresh: u32,
     /// ECN (RFC 3168): data is ECN-capable, and an ECN echo reduces the window as a loss would.
     pub ecn: bool,
+    /// With `ecn`: data carries ECT(1), the L4S identifier (RFC 9331), instead of ECT(0).
+    pub l4s: bool,
     /// Whose TCP details to follow (tcp/profile.rs).
     pub stack: StackProfile,
 }
@@ -43,6 +45,7 @@ impl Default for TcpConfig {
             timestamps: true,
             dupthresh: 3,
             ecn: false,
+            l4s: false,
             stack: StackProfile::CCLAB,
         }
     }

@@ -30,16 +30,35 @@ impl Sender {
         rtt: Option<SimTime>,
         prior: (u64, f64, u64),
         avoid: Option<u32>,
+        ece: bool,
     ) {
         let (prior_in_flight, prior_cwnd, lost_before) = prior;
-        let mut rs = self.rate.sample(now, delivered, self.rtt.rtt_min, self.cfg.mss);
+        if ece {
+            // Linux tcp_count_delivered(): with per-packet feedback, what an ECE ACK delivers
+            // was CE-marked.
+            self.rate.delivered_ce += delivered;
+        }
+        let mut rs = self.rate.sample(now, delivered, self.rtt.rtt_min, self.cfg.mss, self.sb.lost_marked);
         rs.rtt = rtt;
+        rs.is_ece = ece;
         rs.losses = self.sb.lost_marked - lost_before;
         rs.prior_in_flight = prior_in_flight;
         let v = SenderView { cwnd: prior_cwnd, ..self.view(now) };
         match self.cc.cong_control(&v, &rs) {
             Some(c) => self.apply(c),
             None => self.cong_avoid(now, avoid),
+        }
+    }
+
+    /// Linux `tcp_cwnd_validate` as far as `tp->is_cwnd_limited` goes: after a sending
+    /// attempt, whether the window (not the pacer or the application) held the sender back;
+    /// once true it stays so until a flight sent after it is acknowledged.
+    #[inline]
+    pub(super) fn cwnd_validate(&mut self) {
+        let limited = self.sb.pipe() >= (self.cwnd as u64).max(1) && self.sb.high() < self.limit;
+        if limited || self.sb.una() >= self.cwnd_usage_seq {
+            self.is_cwnd_limited = limited;
+            self.cwnd_usage_seq = self.sb.high();
         }
     }
 

@@ -34,17 +34,39 @@
 use crate::units::{Rate, SimTime, PS_PER_SEC};
 
 /// The connection's delivery counters when a segment was (re)transmitted
-/// (Linux `tcp_skb_cb.tx`).
+/// (Linux `tcp_skb_cb.tx`). Packed into 32 bytes as Linux packs it (u32 counters compared
+/// by wrapping differences, the app-limited flag beside `delivered_ce`), so that the
+/// scoreboard's per-segment record stays one 64-byte cache line.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct TxSnapshot {
-    /// Packets delivered before this transmission.
-    pub delivered: u64,
     /// When `delivered` last grew, as of this transmission.
     pub delivered_time: SimTime,
     /// When the first segment of the flight this one belongs to was sent.
     pub first_tx_time: SimTime,
-    /// The application had nothing more to send when this segment left.
-    pub is_app_limited: bool,
+    /// Packets delivered before this transmission, modulo 2^32 (`tx.delivered`).
+    delivered: u32,
+    /// Packets marked lost before this transmission, modulo 2^32 (`tx.lost`).
+    lost: u32,
+    /// Packets in flight once this one left (`tx.in_flight`).
+    in_flight: u32,
+    /// CE-marked packets delivered before this transmission, modulo 2^31 (`tx.delivered_ce`),
+    /// and in the top bit whether the application had nothing more to send when it left.
+    ce_app: u32,
+}
+
+const APP_LIMITED_BIT: u32 = 1 << 31;
+const _: () = assert!(std::mem::size_of::<TxSnapshot>() == 32, "a snapshot is 32 bytes");
+
+impl TxSnapshot {
+    /// The application had nothing more to send when this segment left (`is_app_limited`).
+    pub fn is_app_limited(&self) -> bool {
+        self.ce_app & APP_LIMITED_BIT != 0
+    }
+
+    /// Packets in flight once this segment left.
+    pub fn in_flight(&self) -> u64 {
+        self.in_flight as u64
+    }
 }
 
 /// One ACK's delivery-rate sample (Linux `struct rate_sample`).
@@ -69,6 +91,14 @@ pub struct RateSample {
     pub acked_sacked: u64,
     /// Packets in flight (RFC 6675 pipe) before this ACK was processed.
     pub prior_in_flight: u64,
+    /// Packets in flight when the sampled segment left, itself included (`tx_in_flight`).
+    pub tx_in_flight: u64,
+    /// Packets marked lost between the sampled segment's transmission and this ACK (`lost`).
+    pub lost: u64,
+    /// CE-marked packets delivered over the sample (`delivered_ce`).
+    pub delivered_ce: u64,
+    /// This ACK carries ECN-Echo (`is_ece`).
+    pub is_ece: bool,
 }
 
 /// The sender's side of the estimator: the connection state of `tcp_rate.c`
@@ -81,6 +111,9 @@ pub struct RateEstimator {
     pub delivered_time: SimTime,
     /// Send time of the newest delivered segment: the start of the current flight.
     pub first_tx_time: SimTime,
+    /// CE-marked packets delivered so far (Linux `tp->delivered_ce`): with per-packet ECN
+    /// feedback, the packets an ACK carrying ECN-Echo delivers.
+    pub delivered_ce: u64,
     /// `delivered + in flight` when the application last ran out of data; 0: not app-limited.
     /// Samples stay flagged until `delivered` passes it.
     pub app_limited: u64,
@@ -93,19 +126,23 @@ pub struct RateEstimator {
 
 impl RateEstimator {
     /// The snapshot for a segment (re)transmitted at `now` (Linux `tcp_rate_skb_sent`).
-    /// `nothing_in_flight`: no segment is outstanding, so a new flight starts here.
+    /// `nothing_in_flight`: no segment is outstanding, so a new flight starts here;
+    /// `in_flight`: packets in flight before it leaves; `lost`: packets marked lost so far.
     #[inline]
-    pub fn on_send(&mut self, now: SimTime, nothing_in_flight: bool) -> TxSnapshot {
+    pub fn on_send(&mut self, now: SimTime, nothing_in_flight: bool, in_flight: u64, lost: u64) -> TxSnapshot {
         if nothing_in_flight {
             // After an idle period the intervals restart, or they would span the idle time.
             self.first_tx_time = now;
             self.delivered_time = now;
         }
+        let app = if self.app_limited != 0 { APP_LIMITED_BIT } else { 0 };
         TxSnapshot {
-            delivered: self.delivered,
             delivered_time: self.delivered_time,
             first_tx_time: self.first_tx_time,
-            is_app_limited: self.app_limited != 0,
+            delivered: self.delivered as u32,
+            lost: lost as u32,
+            in_flight: (in_flight + 1).min(u32::MAX as u64) as u32,
+            ce_app: (self.delivered_ce as u32 & !APP_LIMITED_BIT) | app,
         }
     }
 
@@ -134,9 +171,10 @@ impl RateEstimator {
     }
 
     /// Closes the current ACK's sample (Linux `tcp_rate_gen`). `acked_sacked`: packets
-    /// this ACK delivered; `min_rtt`: zero when no RTT was measured yet.
+    /// this ACK delivered; `min_rtt`: zero when no RTT was measured yet; `lost`: packets marked
+    /// lost so far (`tp->lost`).
     #[inline]
-    pub fn sample(&mut self, now: SimTime, acked_sacked: u64, min_rtt: SimTime, mss: u32) -> RateSample {
+    pub fn sample(&mut self, now: SimTime, acked_sacked: u64, min_rtt: SimTime, mss: u32, lost: u64) -> RateSample {
         if self.app_limited != 0 && self.delivered > self.app_limited {
             self.app_limited = 0;
         }
@@ -147,10 +185,16 @@ impl RateEstimator {
         if self.chosen.is_none() {
             return rs;
         }
-        rs.prior_delivered = self.prior.delivered;
-        rs.delivered = self.delivered - self.prior.delivered;
-        rs.is_app_limited = self.prior.is_app_limited;
-        let ack_interval = now.saturating_sub(self.prior.delivered_time);
+        // The snapshot's counters are 32 bits wide (31 for CE), as Linux's: a difference is
+        // exact while fewer than 2^31 packets separate the snapshot from now.
+        let p = &self.prior;
+        rs.delivered = (self.delivered as u32).wrapping_sub(p.delivered) as u64;
+        rs.prior_delivered = self.delivered - rs.delivered;
+        rs.is_app_limited = p.is_app_limited();
+        rs.tx_in_flight = p.in_flight();
+        rs.lost = (lost as u32).wrapping_sub(p.lost) as u64;
+        rs.delivered_ce = ((self.delivered_ce as u32).wrapping_sub(p.ce_app) & !APP_LIMITED_BIT) as u64;
+        let ack_interval = now.saturating_sub(p.delivered_time);
         let interval = self.snd_interval.max(ack_interval);
         if interval < min_rtt || interval == SimTime::ZERO {
             return rs;
@@ -191,12 +235,12 @@ mod tests {
     fn a_sample_spans_from_the_newest_delivered_segments_snapshot_to_the_ack() {
         let mut r = RateEstimator::default();
         // Ten segments sent 1 ms apart from t = 0, the first into an empty pipe.
-        let tx: Vec<TxSnapshot> = (0..10).map(|i| r.on_send(SimTime(i * MS), i == 0)).collect();
+        let tx: Vec<TxSnapshot> = (0..10).map(|i| r.on_send(SimTime(i * MS), i == 0, i, 0)).collect();
         // The first ACK at 100 ms delivers segments 0 and 1.
         r.begin_ack();
         r.on_delivered(0, SimTime(0), &tx[0]);
         r.on_delivered(1, SimTime(MS), &tx[1]);
-        let rs = r.sample(SimTime(100 * MS), 2, SimTime(90 * MS), 1500);
+        let rs = r.sample(SimTime(100 * MS), 2, SimTime(90 * MS), 1500, 0);
         // P = segment 1: delivered 0 then; send elapsed 1 ms, ACK elapsed 100 ms.
         assert_eq!((rs.prior_delivered, rs.delivered), (0, 2));
         assert_eq!(rs.interval, Some(SimTime(100 * MS)));
@@ -208,10 +252,10 @@ mod tests {
     #[test]
     fn an_interval_shorter_than_the_minimum_rtt_is_invalid() {
         let mut r = RateEstimator::default();
-        let tx = r.on_send(SimTime(0), true);
+        let tx = r.on_send(SimTime(0), true, 0, 0);
         r.begin_ack();
         r.on_delivered(0, SimTime(0), &tx);
-        let rs = r.sample(SimTime(10 * MS), 1, SimTime(20 * MS), 1500);
+        let rs = r.sample(SimTime(10 * MS), 1, SimTime(20 * MS), 1500, 0);
         assert_eq!((rs.delivered, rs.interval, rs.delivery_rate), (1, None, None));
     }
 
@@ -219,30 +263,55 @@ mod tests {
     fn an_ack_that_delivers_nothing_gives_no_sample() {
         let mut r = RateEstimator::default();
         r.begin_ack();
-        let rs = r.sample(SimTime(10 * MS), 0, SimTime::ZERO, 1500);
+        let rs = r.sample(SimTime(10 * MS), 0, SimTime::ZERO, 1500, 0);
         assert_eq!(rs, RateSample::default());
     }
 
     #[test]
     fn samples_stay_app_limited_until_the_data_in_flight_then_is_delivered() {
         let mut r = RateEstimator::default();
-        let tx: Vec<TxSnapshot> = (0..2).map(|i| r.on_send(SimTime(0), i == 0)).collect();
+        let tx: Vec<TxSnapshot> = (0..2).map(|i| r.on_send(SimTime(0), i == 0, i, 0)).collect();
         r.check_app_limited(2, 10.0, false);
         assert_eq!(r.app_limited, 2);
-        let late = r.on_send(SimTime(MS), false);
-        assert!(late.is_app_limited && !tx[0].is_app_limited);
+        let late = r.on_send(SimTime(MS), false, 2, 0);
+        assert!(late.is_app_limited() && !tx[0].is_app_limited());
         for (i, t) in tx.iter().enumerate() {
             r.begin_ack();
             r.on_delivered(i as u64, SimTime(0), t);
-            r.sample(SimTime(50 * MS), 1, SimTime::ZERO, 1500);
+            r.sample(SimTime(50 * MS), 1, SimTime::ZERO, 1500, 0);
         }
         // delivered (2) has not passed the mark (2): still app-limited.
         assert_eq!(r.app_limited, 2);
         r.begin_ack();
         r.on_delivered(2, SimTime(MS), &late);
-        let rs = r.sample(SimTime(60 * MS), 1, SimTime::ZERO, 1500);
+        let rs = r.sample(SimTime(60 * MS), 1, SimTime::ZERO, 1500, 0);
         assert!(rs.is_app_limited);
         assert_eq!(r.app_limited, 0);
+    }
+
+    #[test]
+    fn a_sample_carries_the_in_flight_losses_and_ce_marks_of_the_sampled_segments_flight() {
+        let mut r = RateEstimator { delivered: 100, delivered_ce: 7, ..RateEstimator::default() };
+        // Sent with 40 in flight before it and 3 packets marked lost so far.
+        let tx = r.on_send(SimTime(0), false, 40, 3);
+        assert_eq!(tx.in_flight(), 41);
+        r.begin_ack();
+        r.on_delivered(0, SimTime(0), &tx);
+        r.delivered_ce += 1;
+        let rs = r.sample(SimTime(50 * MS), 1, SimTime::ZERO, 1500, 5);
+        assert_eq!((rs.tx_in_flight, rs.lost, rs.delivered_ce), (41, 2, 1));
+        assert_eq!((rs.prior_delivered, rs.delivered), (100, 1));
+        // The 32-bit snapshot across a wrap of its counters gives the same differences.
+        let mut r = RateEstimator { delivered: (1 << 32) - 1, delivered_ce: (1 << 31) - 1, ..RateEstimator::default() };
+        r.app_limited = 1;
+        let tx = r.on_send(SimTime(0), false, 0, (1 << 32) - 1);
+        assert!(tx.is_app_limited());
+        r.begin_ack();
+        r.on_delivered(0, SimTime(0), &tx);
+        r.delivered += 1;
+        r.delivered_ce += 2;
+        let rs = r.sample(SimTime(50 * MS), 1, SimTime::ZERO, 1500, (1 << 32) + 1);
+        assert_eq!((rs.prior_delivered, rs.delivered, rs.lost, rs.delivered_ce), ((1 << 32) - 1, 2, 2, 2));
     }
 
     #[test]

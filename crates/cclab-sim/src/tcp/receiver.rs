@@ -142,7 +142,9 @@ impl Receiver {
         }
         self.last_cc = p.cc;
         let immediate;
-        if seq < self.rcv_nxt || self.covered(seq) {
+        // Out-of-order intervals all start above `rcv_nxt`: only a segment above it can be
+        // one already held, which `insert_ooo` finds with the lookup it merges with.
+        if seq < self.rcv_nxt || (seq > self.rcv_nxt && !self.insert_ooo(seq)) {
             self.stats.duplicates += 1;
             immediate = true;
         } else if seq == self.rcv_nxt {
@@ -169,8 +171,7 @@ impl Receiver {
                 || self.quick > 0
                 || ce_changed;
         } else {
-            self.insert_ooo(seq);
-            immediate = true;
+            immediate = true; // inserted above
         }
         if immediate {
             Some(self.make_ack(now))
@@ -198,14 +199,15 @@ impl Receiver {
         }
     }
 
-    fn covered(&self, seq: u64) -> bool {
-        self.ooo.range(..=seq).next_back().is_some_and(|(_, &e)| seq < e)
-    }
-
-    fn insert_ooo(&mut self, seq: u64) {
+    /// Holds out-of-order segment `seq`, merging it with its neighbours; `false` if it was
+    /// already held (a duplicate), which changes nothing.
+    fn insert_ooo(&mut self, seq: u64) -> bool {
         let mut start = seq;
         let mut end = seq + 1;
-        if let Some((&s, &e)) = self.ooo.range(..seq).next_back() {
+        if let Some((&s, &e)) = self.ooo.range(..=seq).next_back() {
+            if seq < e {
+                return false;
+            }
             if e == seq {
                 start = s;
                 self.ooo.remove(&s);
@@ -217,15 +219,15 @@ impl Receiver {
         }
         self.ooo.insert(start, end);
         // The block holding this segment goes first; others keep their order (RFC 2018).
-        let keep: Vec<u64> =
-            self.recent[..self.n_recent].iter().copied().filter(|&r| !(r >= start && r < end)).collect();
+        let old = self.recent;
         self.recent[0] = seq;
         let mut n = 1;
-        for r in keep.into_iter().take(2) {
+        for &r in old[..self.n_recent].iter().filter(|&&r| !(r >= start && r < end)).take(2) {
             self.recent[n] = r;
             n += 1;
         }
         self.n_recent = n;
+        true
     }
 
     fn make_ack(&mut self, now: SimTime) -> Packet {

@@ -207,6 +207,11 @@ impl Scoreboard {
         let mut cursor = start;
         // An interval starting before `start` may cover its beginning.
         if let Some((&s, &e)) = self.sacked.range(..=start).next_back() {
+            if e >= end {
+                // Already SACKed (a receiver repeats its blocks on every ACK): nothing to do.
+                // `high_sacked` is at least the end of every recorded interval.
+                return 0;
+            }
             if e >= start {
                 new_start = s;
                 cursor = cursor.max(e);

@@ -30,7 +30,7 @@ use super::sack_ns2::Sack1;
 use super::scoreboard::Scoreboard;
 use super::tlp::Probe;
 use crate::cc::{AckSample, CaState, CongestionControl, CwndEvent, SenderView};
-use crate::packet::{Kind, Packet, SackBlock, CWR, ECE, ECT, SYN};
+use crate::packet::{Kind, Packet, SackBlock, CWR, ECE, ECT, ECT1, SYN};
 use crate::units::SimTime;
 
 /// Counters of one sender.
@@ -67,7 +67,7 @@ pub struct Sender {
     /// Next segment to send in window-based sending (go-back-N after an RTO).
     pub(super) snd_nxt: u64,
     /// Segments the application makes available (`u64::MAX`: unlimited).
-    limit: u64,
+    pub(super) limit: u64,
     pub cwnd: f64,
     pub ssthresh: f64,
     pub state: CaState,
@@ -96,6 +96,10 @@ pub struct Sender {
     /// `uses_rate_samples`.
     pub rate: RateEstimator,
     rate_samples: bool,
+    /// The window limited the last flight (Linux `tp->is_cwnd_limited`, `cwnd_usage_seq`):
+    /// kept for an algorithm that `uses_rate_samples`.
+    pub(super) is_cwnd_limited: bool,
+    pub(super) cwnd_usage_seq: u64,
     /// The pacing rate the algorithm's `cong_control` or `init` set, and the pacing timer.
     pub pacer: Pacer,
     /// A retransmission that recovery asked for while pacing held it back; sent first.
@@ -134,6 +138,8 @@ impl Sender {
             started: false,
             rate: RateEstimator::default(),
             rate_samples: cc.uses_rate_samples(),
+            is_cwnd_limited: false,
+            cwnd_usage_seq: 0,
             pacer: Pacer::default(),
             rtx_pending: None,
             syn_pending: false,
@@ -170,6 +176,7 @@ impl Sender {
             lost: self.sb.lost_marked,
             app_limited: self.rate.app_limited != 0,
             next_tx_time: self.pacer.next_tx_time(),
+            is_cwnd_limited: self.is_cwnd_limited,
         }
     }
 
@@ -240,7 +247,8 @@ impl Sender {
         // (re)start of transmission (CA_EVENT_TX_START); told to the algorithms that pace.
         let tx_start = self.rate_samples && self.stats.sent > 0 && self.sb.pipe() == 0;
         let tx = if self.rate_samples {
-            self.rate.on_send(now, self.sb.high() == self.sb.una())
+            let sb = &self.sb;
+            self.rate.on_send(now, sb.high() == sb.una(), sb.pipe(), sb.lost_marked)
         } else {
             TxSnapshot::default()
         };
@@ -266,6 +274,10 @@ impl Sender {
         // data segment, or on any under ns-2's (`SetCWRonRetransmit_` true).
         let ns2_like = self.cfg.stack.ect_retransmits;
         let mut flags = if self.cfg.ecn && (!retx || ns2_like) { ECT } else { 0 };
+        if flags != 0 && self.cfg.l4s {
+            // RFC 9331 section 4.1: an L4S sender's ECN-capable packets carry ECT(1).
+            flags |= ECT1;
+        }
         if syn {
             flags |= SYN;
         }
@@ -366,6 +378,9 @@ impl Sender {
         if self.tlp_on && self.sb.high() > high_before {
             // tcp_write_xmit() after new data: probe the tail if the flow stays in Open.
             self.schedule_loss_probe(now, false);
+        }
+        if self.rate_samples {
+            self.cwnd_validate();
         }
         if self.rate_samples && self.sb.high() >= self.limit {
             // Nothing new to send: samples from now on measure the application, not the path.
@@ -487,7 +502,7 @@ impl Sender {
             avoid = None;
         }
         match prior {
-            Some(prior) => self.cong_control(now, delivered, rtt, prior, avoid),
+            Some(prior) => self.cong_control(now, delivered, rtt, prior, avoid, ack.flags & ECE != 0),
             None => self.cong_avoid(now, avoid),
         }
         if self.rack_on() {

@@ -25,11 +25,11 @@
 //!   MSS on a SYN.
 //! - Window: the receiver's window in bytes, at most 65535 (no window scaling is
 //!   negotiated); the sender advertises 65535.
-//! - ECN: ECT(0) or CE in the IPv4 header, ECE and CWR in TCP as the packet carries them.
+//! - ECN: ECT(0), ECT(1) or CE in the IPv4 header, ECE and CWR in TCP as the packet carries them.
 //! - The IPv4 and TCP checksums are correct; the payload is zero-filled, which adds nothing
 //!   to the TCP checksum, so a frame cut at `snaplen` still checks against its length.
 
-use crate::packet::{Kind, Packet, CE, CWR, ECE, ECT, SYN};
+use crate::packet::{Kind, Packet, CE, CWR, ECE, ECT, ECT1, SYN};
 use crate::units::SimTime;
 use std::io::{self, Write};
 
@@ -156,6 +156,8 @@ pub fn frame(p: &Packet, a: &FlowAddr, ip_id: u16, out: &mut Vec<u8>) -> usize {
     // IPv4 (RFC 791), ECN in the low bits of the former TOS byte (RFC 3168).
     let ecn = if p.flags & CE != 0 {
         3
+    } else if p.flags & ECT1 != 0 {
+        1
     } else if p.flags & ECT != 0 {
         2
     } else {
@@ -348,6 +350,13 @@ mod tests {
         frame(&d, &addr(), 0, &mut buf);
         assert_eq!(buf[15] & 3, 3);
         assert_eq!(buf[14 + 20 + 13] & 0x80, 0x80);
+        // ECT(0) is 0b10, ECT(1) 0b01 (RFC 3168 section 5).
+        for (flags, bits) in [(ECT, 2), (ECT | ECT1, 1)] {
+            d.flags = flags;
+            buf.clear();
+            frame(&d, &addr(), 0, &mut buf);
+            assert_eq!(buf[15] & 3, bits);
+        }
         let mut a = pkt(Kind::Ack, 1);
         a.flags = ECE;
         frame(&a, &addr(), 0, &mut buf);

@@ -47,6 +47,7 @@ impl Driver {
             lost: 0,
             app_limited: false,
             next_tx_time: SimTime::ZERO,
+            is_cwnd_limited: false,
         }
     }
 

@@ -1,0 +1,86 @@
+"""cclab's congestion controls as BPF struct_ops (docs/linux.md, "BPF congestion controls").
+
+Each algorithm is one file ``bpf/<name>.bpf.c`` and one line of ``REGISTRY``. Objects are built
+with ``clang -target bpf`` against a ``vmlinux.h`` generated from the running kernel's BTF, both
+cached; ``register`` loads and registers one with ``bpftool struct_ops register`` (Debian 12's
+libbpf 1.1 has no ``.struct_ops.link``, so the registration outlives the loader: the testbed
+unregisters it by id at teardown, and a new run removes every ``cclab_*`` one a killed run left).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Dict
+
+from .errors import LinuxEngineError
+from .testbed import CC_STEM, cache_dir, sh
+
+HERE = Path(__file__).resolve().parent / "bpf"
+
+
+@dataclass(frozen=True)
+class BpfCc:
+    """A BPF congestion control: its source file (in ``bpf/``) and the simulator's name of the
+    same algorithm (the simulator parses scenarios that name the BPF one with it)."""
+
+    source: str
+    sim_name: str
+
+
+#: name -> algorithm; the name is the struct_ops' and the kernel's (``tcp_congestion_ops.name``).
+REGISTRY: Dict[str, BpfCc] = {
+    "cclab_reno": BpfCc("cclab_reno.bpf.c", "newreno"),
+    # The papers' algorithms go here, one line each, e.g. "cclab_hrf": BpfCc("cclab_hrf.bpf.c", "hrf").
+}
+assert all(n.startswith(CC_STEM) for n in REGISTRY)
+
+
+def vmlinux_h() -> Path:
+    """``vmlinux.h`` of the running kernel (from its BTF), generated once per kernel build."""
+    release = os.uname().release + os.uname().version
+    d = cache_dir() / f"btf-{hashlib.sha256(release.encode()).hexdigest()[:12]}"
+    out = d / "vmlinux.h"
+    if not out.exists():
+        if not Path("/sys/kernel/btf/vmlinux").exists():
+            raise LinuxEngineError("the kernel has no BTF (/sys/kernel/btf/vmlinux): BPF congestion controls need it")
+        d.mkdir(parents=True, exist_ok=True)
+        text = sh("bpftool", "btf", "dump", "file", "/sys/kernel/btf/vmlinux", "format", "c", timeout=120)
+        tmp = out.with_suffix(f".tmp{os.getpid()}")
+        tmp.write_text(text, encoding="utf-8")
+        tmp.replace(out)
+    return out
+
+
+def build(name: str) -> Path:
+    """The BPF object of ``name``, compiled once per source text and kernel."""
+    src = HERE / REGISTRY[name].source
+    header = vmlinux_h()
+    digest = hashlib.sha256(src.read_bytes() + (HERE / "cclab_bpf.h").read_bytes()
+                            + str(header).encode()).hexdigest()[:12]
+    obj = cache_dir() / f"{name}-{digest}.bpf.o"
+    if not obj.exists():
+        tmp = obj.with_suffix(f".tmp{os.getpid()}")
+        sh("clang", "-g", "-O2", "-target", "bpf", "-D__TARGET_ARCH_x86", "-I", str(header.parent), "-I", str(HERE),
+           "-c", str(src), "-o", str(tmp), timeout=120)
+        tmp.replace(obj)
+    return obj
+
+
+def register(name: str) -> int:
+    """Loads and registers ``name``; returns its struct_ops map id (unregister with ``unregister``)."""
+    obj = build(name)
+    p = subprocess.run(["bpftool", "struct_ops", "register", str(obj)], capture_output=True, text=True, timeout=60)
+    out = p.stdout + p.stderr  # bpftool 7.1 writes "Registered ... id N" to stderr
+    m = re.search(rf"Registered tcp_congestion_ops {re.escape(name)} id (\d+)", out)
+    if not m:
+        raise LinuxEngineError(f"bpftool did not register {name}: {out.strip() or 'no output'}")
+    return int(m.group(1))
+
+
+def unregister(struct_ops_id: int) -> None:
+    sh("bpftool", "struct_ops", "unregister", "id", str(struct_ops_id), check=False)

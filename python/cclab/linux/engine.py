@@ -1,0 +1,252 @@
+"""``run_linux``: a dumbbell scenario on real kernel TCP in the namespace testbed (docs/linux.md).
+
+The scenario is resolved by the simulator's own parser (``_core.Sim(...).network()``: rates,
+delays, buffers in packets, flow start times, sizes), so both engines read a file the same way;
+what the testbed cannot honour is refused first, in one line naming the field (``Unsupported``).
+The result has the simulator's tables and columns. What real TCP does not expose is missing:
+``<NA>`` in integer columns, NaN in float columns (docs/linux.md lists them).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import tempfile
+import time
+import warnings
+from pathlib import Path
+from typing import Any, Dict, List, NoReturn, Optional, Tuple
+
+
+from .. import _core
+from ..result import Result
+from ..scenario import Scenario, _to_json, as_scenario, resolve_seed
+from . import bpf
+from .errors import LinuxEngineError, Unsupported
+from .testbed import RCV_ADDR, Testbed
+
+#: The highest bottleneck rate the testbed carries honestly on a 2-core machine (docs/linux.md:
+#: above it the delay line, not the bottleneck queue, limits and hides the queue).
+MAX_RATE_BPS = 200e6
+#: At most this many flows (each is a thread of the sender and receiver processes).
+MAX_FLOWS = 16
+#: Real time: a run takes its duration.
+MAX_DURATION_S = 300.0
+MIN_SAMPLE_S = 0.01
+#: Forward and reverse one-way delays of all flows must agree to this (one delay line for all).
+RTT_TOLERANCE_S = 1e-4
+#: Kernel congestion controls by the names a scenario may use (the simulator's on the left).
+KERNEL_CC = {"reno": "reno", "newreno": "reno", "cubic": "cubic", "bbr": "bbr"}
+PORT = 5201
+#: Samples the sender takes when the scenario has no sample_interval (for goodput windows).
+DEFAULT_SAMPLE_S = 0.1
+#: Seconds between starting the endpoints and the scenario's time 0.
+LEAD_S = 1.0
+
+
+def _fail(field: str, message: str) -> NoReturn:
+    raise Unsupported(field, message)
+
+
+def _linux_cc(name: str, field: str) -> str:
+    if name in KERNEL_CC:
+        return KERNEL_CC[name]
+    if name in bpf.REGISTRY:
+        return name
+    accepted = sorted(set(KERNEL_CC) | set(bpf.REGISTRY))
+    _fail(field, f"'{name}' is neither a kernel built-in nor one of cclab's BPF congestion controls; "
+                 f"the Linux engine accepts {', '.join(accepted)}")
+
+
+def _resolve(sc: Scenario, seed: int) -> Tuple[Scenario, Dict[str, Any], float, float, List[str]]:
+    """Validates what only the testbed cares about, then lets the simulator parse the rest.
+    Returns the normalized scenario, its network, the BDP in packets, the duration and the
+    kernel's name of each flow group's algorithm."""
+    if "web" in sc:
+        _fail("web", "the Linux engine runs bulk TCP flows only (no web traffic yet)")
+    if sc.get("udp"):
+        _fail("udp", "the Linux engine runs TCP flows only (no UDP sources yet)")
+    if sc.get("trace"):
+        _fail("trace", "packet traces are the simulator's; on Linux capture with tcpdump")
+    topo = sc.get("topology") or {}
+    if topo.get("kind", "dumbbell") != "dumbbell":
+        _fail("topology.kind", f"'{topo.get('kind')}': the Linux engine builds dumbbells only")
+    b = topo.get("bottleneck") or {}
+    for key in ("rate_schedule", "delay_schedule", "loss_schedule", "gilbert_elliott", "mahimahi"):
+        if key in b:
+            _fail(f"topology.bottleneck.{key}", "the Linux testbed has a fixed rate, delay and no random loss")
+    if b.get("queue", "droptail") != "droptail":
+        _fail("topology.bottleneck.queue", f"'{b.get('queue')}': this kernel has no AQM qdisc (no red, codel, "
+                                           "fq_codel, pie); the Linux engine accepts droptail")
+    if b.get("queue_params"):
+        _fail("topology.bottleneck.queue_params", "droptail on Linux (pfifo/bfifo) takes no parameters")
+    if float(b.get("loss", 0) or 0) != 0:
+        _fail("topology.bottleneck.loss", "the Linux testbed has no random loss (no netem on this kernel)")
+    groups = sc.get("flows") or []
+    if not groups:
+        _fail("flows", "the Linux engine needs at least one TCP flow group")
+    # The simulator parses the scenario with the simulator's name of each kernel algorithm.
+    sim_sc = json.loads(json.dumps(sc))
+    kernel_names = []
+    for i, g in enumerate(groups):
+        cc = str(g.get("cc", ""))
+        kernel_names.append(_linux_cc(cc, f"flows[{i}].cc"))
+        if g.get("cc_params"):
+            _fail(f"flows[{i}].cc_params", "kernel congestion controls take no parameters from the scenario")
+        if g.get("ecn"):
+            _fail(f"flows[{i}].ecn", "the Linux bottleneck (pfifo) never marks; ECN is not emulated")
+        if "src" in g or "dst" in g:
+            _fail(f"flows[{i}].src", "graphs are not built by the Linux engine")
+        sim_sc["flows"][i]["cc"] = bpf.REGISTRY[cc].sim_name if cc in bpf.REGISTRY else cc
+        # The simulator's default group name (<cc><index>) from the name the scenario gave.
+        sim_sc["flows"][i].setdefault("name", f"{cc}{i}")
+    sim = _core.Sim(_to_json(sim_sc), seed)
+    net = json.loads(sim.network())
+    canonical = json.loads(sim.scenario_json())
+    for g, name in zip(canonical.get("flows", []), [str(g.get("cc")) for g in groups]):
+        g["cc"] = name
+    return canonical, net, sim.bdp_pkts, sim.duration, kernel_names
+
+
+def plan(sc: Scenario, seed: int) -> Dict[str, Any]:
+    """What the testbed will build for a scenario, after refusing what it cannot honour."""
+    canonical, net, bdp, duration, kernel_names = _resolve(sc, seed)
+    links = net["links"]
+    bn = next(l for l in links if l["role"] == "bottleneck")
+    if bn["rate_bps"] > MAX_RATE_BPS:
+        _fail("topology.bottleneck.rate", f"{bn['rate_bps'] / 1e6:g} Mbit/s is above the Linux testbed's honest "
+                                          f"ceiling of {MAX_RATE_BPS / 1e6:g} Mbit/s (docs/linux.md)")
+    if duration > MAX_DURATION_S:
+        _fail("duration", f"{duration:g} s: the Linux engine runs in real time, at most {MAX_DURATION_S:g} s")
+    flows = net["flows"]
+    if len(flows) > MAX_FLOWS:
+        _fail("flows", f"{len(flows)} flows: the Linux engine carries at most {MAX_FLOWS} honestly on 2 cores")
+    groups = {g: i for i, g in enumerate(dict.fromkeys(f["group"] for f in flows))}
+    delay = {l_i: l["delay_s"] for l_i, l in enumerate(links)}
+    fwd0 = rev0 = None
+    for f in flows:
+        gi = groups[f["group"]]
+        fwd = sum(delay[i] for i in f["path_data"])
+        rev = sum(delay[i] for i in f["path_ack"])
+        if fwd0 is None:
+            fwd0, rev0 = fwd, rev
+        elif abs(fwd - fwd0) > RTT_TOLERANCE_S or abs(rev - rev0) > RTT_TOLERANCE_S:
+            _fail(f"flows[{gi}].rtt", f"{(fwd + rev) * 1e3:g} ms differs from flow 0's {(fwd0 + rev0) * 1e3:g} ms: "
+                                      "the Linux testbed has one delay line, all flows share one round trip")
+        for i in f["path_data"] + f["path_ack"]:
+            l = links[i]
+            if l["role"] == "access" and l["rate_bps"] < bn["rate_bps"]:
+                _fail(f"flows[{gi}].access_rate", "an access link slower than the bottleneck is not emulated "
+                                                  "(the testbed's access links are unlimited veths)")
+            if l["role"] == "access" and l["queue"]["capacity_pkts"] is not None:
+                _fail(f"flows[{gi}].access_buffer", "access links have no queue of their own on Linux")
+    sizes = {f["packet_size"] for f in flows}
+    if len(sizes) > 1:
+        _fail("flows[1].packet_size", "all flows share the testbed's MTU: give every group the same packet_size")
+    mtu = sizes.pop()
+    if not 576 <= mtu <= 1500:
+        _fail("flows[0].packet_size", f"{mtu} B: the Linux testbed's MTU is 576 B to 1500 B")
+    q = bn["queue"]
+    rev_q = next(l for l in links if l["role"] == "reverse")["queue"]
+    if rev_q["capacity_pkts"] is not None or rev_q["capacity_bytes"] is not None:
+        _fail("topology.bottleneck.reverse_buffer", "the reverse (ACK) direction has no limited queue on Linux")
+    return {"canonical": canonical, "net": net, "bdp": bdp, "duration": duration, "mtu": mtu,
+            "rate_bps": bn["rate_bps"], "limit_pkts": q["capacity_pkts"], "limit_bytes": q["capacity_bytes"],
+            "fwd_s": fwd0, "rev_s": rev0, "kernel_cc": kernel_names, "groups": groups}
+
+
+def run_linux(scenario: Any, seed: Optional[int] = None) -> Result:
+    """Runs a dumbbell scenario on Linux (root); returns a Result with the simulator's tables."""
+    sc = as_scenario(scenario)
+    s = resolve_seed(seed, sc)
+    p = plan(sc, s)
+    net, canonical = p["net"], p["canonical"]
+    flows = net["flows"]
+    dt_user = canonical.get("sample_interval")
+    dt = _seconds(dt_user) if dt_user else DEFAULT_SAMPLE_S
+    if dt < MIN_SAMPLE_S:
+        _fail("sample_interval", f"{dt:g} s: the Linux engine samples at most every {MIN_SAMPLE_S:g} s")
+    duration = p["duration"]
+    cc_of_flow = [p["kernel_cc"][p["groups"][f["group"]]] for f in flows]
+    load = os.getloadavg()[0]
+    t_wall = time.perf_counter()
+    with Testbed(p["rate_bps"], p["limit_pkts"], p["limit_bytes"], p["fwd_s"], p["rev_s"], p["mtu"]) as tb:
+        for cc in sorted(set(cc_of_flow)):
+            if cc in bpf.REGISTRY:
+                tb.struct_ops.append(bpf.register(cc))
+        cfg = {"addr": RCV_ADDR, "port": PORT, "duration_s": duration, "sample_interval_s": dt,
+               "flows": [{"cc": cc, "start_s": f["start_s"], "stop_s": f["stop_s"],
+                          "size_bytes": None if f["size_pkts"] is None else int(f["size_pkts"]) * _mss(p["mtu"])}
+                         for f, cc in zip(flows, cc_of_flow)]}
+        with tempfile.TemporaryDirectory(prefix="cclab-linux-") as tmp:
+            path = Path(tmp) / "config.json"
+            script = str(Path(__file__).with_name("endpoint.py"))
+            cfg["samples_path"] = str(Path(tmp) / "samples.jsonl")
+            cfg["t0"] = time.monotonic() + LEAD_S
+            path.write_text(json.dumps(cfg), encoding="utf-8")
+            recv = tb.spawn(tb.rcv, sys.executable, script, "recv", str(path))
+            if (recv.stdout.readline() if recv.stdout else "").strip() != "ready":
+                raise LinuxEngineError(f"the receiver did not start: {_stderr(recv)}")
+            snd = tb.spawn(tb.snd, sys.executable, script, "send", str(path))
+            qrows = _sample_queue(tb, cfg["t0"], dt, duration)
+            _, err = snd.communicate(timeout=duration + LEAD_S + 30)
+            if snd.returncode != 0:
+                raise LinuxEngineError(f"the sender failed: {err.strip().splitlines()[-1] if err.strip() else snd.returncode}")
+            rout, _ = recv.communicate(timeout=10)
+            lost = tb.stop_delay_line()
+            out = Path(cfg["samples_path"]).read_text(encoding="utf-8")
+    wall = time.perf_counter() - t_wall
+    rows = [json.loads(line) for line in out.splitlines() if line.strip()]
+    finals = {r["final"]: r for r in rows if "final" in r}
+    errors = [r["error"] for r in finals.values() if r.get("error")]
+    if errors:
+        raise LinuxEngineError(errors[0])
+    samples = [r for r in rows if "final" not in r]
+    received = json.loads(rout.strip().splitlines()[-1]) if rout.strip() else {}
+    from .result_build import build_result
+
+    res = build_result(p, s, wall, samples, finals, qrows, dt, bool(dt_user), received, load)
+    res._summary["linux_relay_lost"] = float(lost.get("fwd", 0) + lost.get("rev", 0)) if lost else float("nan")
+    if lost and lost["fwd"] + lost["rev"] > 0:
+        from ..advice import CclabWarning
+
+        warnings.warn(f"topology.bottleneck.rate: the delay line lost {lost['fwd']} data and {lost['rev']} ACK frames "
+                      "(the machine could not keep up): losses outside the bottleneck queue, so this run is not an "
+                      "honest emulation; lower the rate or the load (docs/linux.md)", CclabWarning, stacklevel=2)
+    return res
+
+
+def _mss(mtu: int) -> int:
+    return mtu - 52  # IPv4 20 + TCP 20 + timestamps 12 (Linux uses timestamps by default)
+
+
+def _stderr(p: Any) -> str:
+    if p.poll() is None:
+        p.kill()
+    _, err = p.communicate(timeout=5)
+    return (err or "").strip().splitlines()[-1] if (err or "").strip() else f"exit {p.returncode}"
+
+
+def _seconds(v: Any) -> float:
+    if isinstance(v, (int, float)):
+        return float(v)
+    q = _core.quantity(str(v))
+    if q is None or q[0] != "s":
+        _fail("sample_interval", f"'{v}' is not a time")
+    return float(q[1])  # type: ignore[index]
+
+
+def _sample_queue(tb: Testbed, t0: float, dt: float, duration: float) -> List[Dict[str, Any]]:
+    """The bottleneck qdisc's counters at the sample times (tc -s -j), while the flows run."""
+    rows = []
+    k = 0
+    while k * dt <= duration + 1e-9:
+        t = k * dt
+        while (d := t0 + t - time.monotonic()) > 0:
+            time.sleep(min(d, 0.05))
+        q = tb.qdisc_stats()
+        rows.append({"t": round(t, 9), "qlen": q.get("qlen", 0), "backlog": q.get("backlog", 0),
+                     "packets": q.get("packets", 0), "bytes": q.get("bytes", 0), "drops": q.get("drops", 0)})
+        k += 1
+    return rows

@@ -1,0 +1,221 @@
+"""The Linux engine (docs/linux.md): the namespace testbed, real kernel TCP flows, the BPF
+congestion control, the refusals, and that nothing is left behind.
+
+The testbed tests need root, network namespaces, tc, ethtool and gcc (the BPF ones also clang,
+bpftool and the kernel's BTF) and SKIP with the reason otherwise. They run in real time at
+20 Mbit/s, where a loaded 2-core machine still forwards honestly, and assert with margins that
+scheduling noise does not reach (docs/linux.md gives the figures they were set from).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import cclab
+from cclab.linux import engine
+from cclab.linux.errors import Unsupported
+from cclab.linux.testbed import (NS_STEM, Testbed as Bed, cleanup_leftovers, missing_requirements, registered_ccs,
+                                 registered_struct_ops)
+
+ROOT = Path(__file__).resolve().parents[1]
+NO_TESTBED = missing_requirements()
+NO_BPF = missing_requirements(bpf=True)
+needs_testbed = pytest.mark.skipif(NO_TESTBED is not None, reason=f"Linux testbed unavailable: {NO_TESTBED}")
+needs_bpf = pytest.mark.skipif(NO_BPF is not None, reason=f"BPF congestion controls unavailable: {NO_BPF}")
+
+
+def dumbbell(cc: str = "reno", duration: str = "8s", buffer: str = "1bdp", **flow: object) -> dict:
+    return {
+        "name": "linux-test", "duration": duration, "sample_interval": "100ms",
+        "topology": {"kind": "dumbbell", "bottleneck": {"rate": "20Mbps", "delay": "18ms", "buffer": buffer}},
+        "flows": [{"cc": cc, "rtt": "40ms", **flow}],
+    }
+
+
+def our_namespaces() -> list[str]:
+    out = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
+    return [line.split()[0] for line in out.splitlines() if line.startswith(NS_STEM)]
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return not Path(f"/proc/{pid}/stat").read_text().split()[2] == "Z"
+
+
+# -- refusals (no root needed) --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "change, field",
+    [
+        (lambda s: s["topology"]["bottleneck"].update(queue="red"), "topology.bottleneck.queue"),
+        (lambda s: s["topology"]["bottleneck"].update(rate="1Gbps"), "topology.bottleneck.rate"),
+        (lambda s: s["topology"]["bottleneck"].update(loss=0.01), "topology.bottleneck.loss"),
+        (lambda s: s["flows"][0].update(cc="vegas"), "flows[0].cc"),
+        (lambda s: s["flows"][0].update(count=17), "flows"),
+        (lambda s: s["flows"].append({"cc": "cubic", "rtt": "80ms"}), "flows[1].rtt"),
+        (lambda s: s.update(udp=[{"rate": "1Mbps"}]), "udp"),
+        (lambda s: s.update(duration="1000s"), "duration"),
+    ],
+)
+def test_a_field_the_testbed_cannot_honour_is_refused_naming_it(change, field) -> None:
+    sc = dumbbell()
+    change(sc)
+    with pytest.raises(Unsupported) as e:
+        engine.plan(sc, 1)
+    assert e.value.field == field
+    assert str(e.value).startswith(field + ": ") and "\n" not in str(e.value)
+
+
+def test_the_cli_refuses_an_aqm_on_linux_in_one_line_before_building_anything(tmp_path: Path) -> None:
+    bad = tmp_path / "red.toml"
+    bad.write_text((ROOT / "scenarios" / "single-reno.toml").read_text().replace('"droptail"', '"red"'))
+    p = subprocess.run([sys.executable, "-m", "cclab", "run", str(bad), "--engine", "linux", "-q",
+                        "--out", str(tmp_path / "o")], capture_output=True, text=True, timeout=60)
+    assert p.returncode == 2
+    assert p.stderr.strip().splitlines() == [
+        "error: topology.bottleneck.queue: 'red': this kernel has no AQM qdisc (no red, codel, fq_codel, pie); "
+        "the Linux engine accepts droptail"]
+
+
+def test_the_same_scenario_plans_the_dumbbell_the_simulator_builds() -> None:
+    p = engine.plan(dumbbell(buffer="1bdp"), 1)
+    # 20 Mbit/s x 40 ms / 1500 B = 66.7 packets; the simulator rounds the buffer up to 67.
+    assert p["limit_pkts"] == 67 and p["rate_bps"] == 20e6
+    assert p["fwd_s"] == pytest.approx(0.020) and p["rev_s"] == pytest.approx(0.020)
+    assert p["kernel_cc"] == ["reno"] and engine.plan(dumbbell(cc="newreno"), 1)["kernel_cc"] == ["reno"]
+
+
+# -- the testbed ----------------------------------------------------------------------------------
+
+
+@needs_testbed
+@pytest.mark.skipif(shutil.which("ping") is None, reason="ping is not installed (iputils-ping)")
+def test_the_idle_round_trip_is_the_configured_one_within_2_ms() -> None:
+    with Bed(20e6, 100, None, 0.020, 0.020) as tb:
+        rtts = np.array(tb.ping_rtt(count=40, interval_s=0.02))
+    assert len(rtts) >= 38
+    # The delay line never delivers early, and its median lateness stays well under 2 ms.
+    assert rtts.min() >= 0.0399
+    assert abs(np.median(rtts) - 0.040) < 0.002
+
+
+@needs_testbed
+def test_one_reno_flow_fills_the_bottleneck_and_the_queue_stays_within_its_buffer() -> None:
+    res = cclab.run(dumbbell("reno", "8s"), engine="linux")
+    fs = res.flow_series
+    d = fs.set_index("time_s")["delivered_bytes"]
+    late = (d.loc[8.0] - d.loc[4.0]) * 8 / 4.0
+    # Over the last half the flow delivers the bottleneck's rate (wire bits), within 15 %.
+    assert late == pytest.approx(20e6, rel=0.15)
+    # Each sample is taken at its time: every whole second after slow start carries the rate too
+    # (late samples, all taken at the end, would show seconds of nothing and one of everything).
+    per_second = np.diff(d.loc[[2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0]].to_numpy()) * 8
+    assert per_second.min() > 0.7 * 20e6 and per_second.max() < 1.3 * 20e6
+    q = res.queues.iloc[0]
+    assert q["role"] == "bottleneck" and 0 < q["max_len_pkts"] <= 67
+    assert res.summary()["bottleneck_utilization"] > 0.85
+    # Every loss was the bottleneck's: the delay line lost nothing.
+    assert res.summary()["linux_relay_lost"] == 0
+    assert res.flows.loc[0, "cc"] == "reno" and res.flows.loc[0, "rtt_min_s"] >= 0.0399
+    assert not our_namespaces()
+
+
+@needs_bpf
+def test_cclab_reno_in_bpf_carries_a_flow_and_a_small_buffer_drops_at_the_bottleneck(tmp_path: Path) -> None:
+    maps_before = {m["id"] for m in registered_struct_ops()}
+    # Through the command line, and back from its result folder.
+    sc = tmp_path / "bpf.toml"
+    sc.write_text(cclab.to_toml(dumbbell("cclab_reno", "5s", buffer="10pkts")))
+    p = subprocess.run([sys.executable, "-m", "cclab", "run", str(sc), "--engine", "linux", "-q", "--out",
+                        str(tmp_path / "out")], capture_output=True, text=True, timeout=120,
+                       env={**os.environ, "PYTHONPATH": str(ROOT / "python")})
+    assert p.returncode == 0, p.stderr
+    res = cclab.load(tmp_path / "out")
+    assert res.flows.loc[0, "cc"] == "cclab_reno" and res.flows["drops"].isna().all()
+    assert res.summary()["linux_relay_lost"] == 0
+    q = res.queues.iloc[0]
+    assert q["drops"] > 0 and q["max_len_pkts"] <= 10
+    assert int(res.flows.loc[0, "retransmits"]) > 0
+    # A 10-packet buffer under a 67-packet BDP still keeps the link busy more than half the time.
+    assert res.flows.loc[0, "goodput_bps"] > 10e6
+    assert not registered_ccs() and not our_namespaces()
+    # The flows closed with a reset: no orphan socket keeps the unregistered map alive.
+    deadline = time.monotonic() + 3
+    while {m["id"] for m in registered_struct_ops()} - maps_before and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not {m["id"] for m in registered_struct_ops()} - maps_before
+
+
+CHILD = """
+import sys, time
+from cclab.linux.testbed import PREFIX, Testbed
+from cclab.linux import bpf
+with Testbed(20e6, 50, None, 0.01, 0.01) as tb:
+    if sys.argv[1] == "bpf":
+        tb.struct_ops.append(bpf.register("cclab_reno"))
+    relay = [p.pid for p in tb.procs]
+    print(PREFIX, *relay, flush=True)
+    time.sleep(60)
+"""
+
+
+def _start_child(mode: str) -> tuple[subprocess.Popen, str, list[int]]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "python") + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    child = subprocess.Popen([sys.executable, "-c", CHILD, mode], stdout=subprocess.PIPE, text=True, env=env)
+    words = child.stdout.readline().split()
+    child.stdout.close()
+    assert words, "the child did not build its testbed"
+    return child, words[0], [int(w) for w in words[1:]]
+
+
+@needs_bpf
+def test_a_new_start_removes_what_a_sigkilled_run_left() -> None:
+    child, prefix, relay = _start_child("bpf")
+    child.send_signal(signal.SIGKILL)
+    child.wait()
+    # Killed without any chance to clean: its namespaces, its relay and its struct_ops remain...
+    assert [n for n in our_namespaces() if n.startswith(prefix)]
+    assert relay and alive(relay[0])
+    assert registered_ccs() == ["cclab_reno"]
+    # ...until the next start removes them.
+    with Bed(20e6, 50, None, 0.01, 0.01) as tb:
+        assert any(r.startswith(f"netns {prefix}") for r in tb.removed_at_start)
+        assert not [n for n in our_namespaces() if n.startswith(prefix)]
+    time.sleep(0.2)
+    assert not alive(relay[0])
+    assert not our_namespaces() and not registered_ccs()
+
+
+@needs_testbed
+def test_sigterm_tears_the_testbed_down() -> None:
+    child, prefix, relay = _start_child("plain")
+    child.send_signal(signal.SIGTERM)
+    child.wait(timeout=20)
+    assert not [n for n in our_namespaces() if n.startswith(prefix)]
+    assert not alive(relay[0])
+
+
+@needs_testbed
+def test_linux_cleanup_command_reports_and_removes_leftovers() -> None:
+    child, prefix, _ = _start_child("plain")
+    child.send_signal(signal.SIGKILL)
+    child.wait()
+    p = subprocess.run([sys.executable, "-m", "cclab", "linux", "cleanup"], capture_output=True, text=True,
+                       timeout=60, env={**os.environ, "PYTHONPATH": str(ROOT / "python")})
+    assert p.returncode == 0, p.stderr
+    assert f"removed netns {prefix}mid" in p.stdout
+    assert not our_namespaces()
+    assert cleanup_leftovers(include_own=True) == []
