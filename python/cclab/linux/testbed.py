@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import atexit
 import fcntl
+import functools
 import hashlib
 import json
 import os
@@ -80,6 +81,19 @@ def missing_requirements(bpf: bool = False) -> Optional[str]:
         return "the kernel has no network namespaces"
     if bpf and not Path("/sys/kernel/btf/vmlinux").exists():
         return "the kernel has no BTF (/sys/kernel/btf/vmlinux), needed for BPF congestion controls"
+    return _netns_probe()
+
+
+@functools.lru_cache(maxsize=1)
+def _netns_probe() -> Optional[str]:
+    """Root is not enough in a container without CAP_NET_ADMIN or CAP_SYS_ADMIN: create and delete one
+    namespace, once per process, and say why it failed."""
+    ns = f"{PREFIX}probe"
+    p = subprocess.run(["ip", "netns", "add", ns], capture_output=True, text=True, timeout=30)
+    subprocess.run(["ip", "netns", "del", ns], capture_output=True, timeout=30)
+    if p.returncode != 0:
+        err = (p.stderr.strip() or f"exit {p.returncode}").splitlines()[0]
+        return f"cannot create a network namespace here (`ip netns add`: {err})"
     return None
 
 
