@@ -35,6 +35,7 @@ class BpfCc:
 #: name -> algorithm; the name is the struct_ops' and the kernel's (``tcp_congestion_ops.name``).
 REGISTRY: Dict[str, BpfCc] = {
     "cclab_reno": BpfCc("cclab_reno.bpf.c", "newreno"),
+    "cclab_ubr": BpfCc("cclab_ubr.bpf.c", "ubr"),
     "cclab_ghstcp": BpfCc("cclab_ghstcp.bpf.c", "ghstcp"),
     # The papers' algorithms go here, one line each, e.g. "cclab_hrf": BpfCc("cclab_hrf.bpf.c", "hrf").
 }
