@@ -101,7 +101,7 @@ def scenario_n(rate: str, rtt_ms: float, cc: str, flows: int, duration: float, w
 
 
 #: The papers' algorithms in BPF beside the simulator's: (BPF name, simulator name).
-PAPER_CCS = (("cclab_ghstcp", "ghstcp"),)
+PAPER_CCS = (("cclab_ubr", "ubr"), ("cclab_ghstcp", "ghstcp"))
 
 
 def compare_papers(reps: int) -> None:
