@@ -37,10 +37,10 @@ ENGINES = "sim,linux"
 def sim_scenario(sc: Dict[str, Any]) -> tuple[Dict[str, Any], bool]:
     """The scenario as the simulator runs it, and whether ``stack = "linux"`` was applied."""
     out = copy.deepcopy(sc)
-    for g in out.get("flows", []):
+    for i, g in enumerate(out.get("flows", [])):
         cc = str(g.get("cc", ""))
         if cc in bpf.REGISTRY:
-            g.setdefault("name", f"{cc}{out['flows'].index(g)}")  # the same group names on both sides
+            g.setdefault("name", f"{cc}{i}")  # the group names the Linux engine gives (engine._resolve)
             g["cc"] = bpf.REGISTRY[cc].sim_name
     named = any("stack" in g for g in out.get("flows", []))
     return (out, False) if named else (with_stack(out, "linux"), True)
