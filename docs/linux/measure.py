@@ -120,6 +120,22 @@ def compare_papers(reps: int) -> None:
                                    for _ in range(reps)])
 
 
+def compare_small_buffer(reps: int) -> None:
+    """ubr's case: an under-buffered link (0.1 BDP), where the extra window has room to act."""
+    print(f"\n### Under-buffered: 1 flow, 20Mbps, 40 ms, 7 packets (0.1 BDP), 30 s, measured over [10 s, 30 s] "
+          f"({load()})\n")
+    print("| cc | engine | goodput (Mbit/s) | mean queue (packets) | cwnd mean (packets) | retransmits | runs |")
+    print("|---|---|---:|---:|---:|---:|---:|")
+    for bpf_cc, sim_cc in (("cclab_reno", "newreno"), ("cclab_ubr", "ubr")):
+        sim_sc, lin_sc = (scenario("20Mbps", 40, c, 30, 10, stack=st) for c, st in ((sim_cc, "linux"), (bpf_cc, "cclab")))
+        for sc in (sim_sc, lin_sc):
+            sc["topology"]["bottleneck"]["buffer"] = "7pkts"
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            _row(sim_cc, "sim (stack linux)", [cclab.run(sim_sc)])
+        _row(bpf_cc, "linux", [cclab.run(lin_sc, engine="linux") for _ in range(reps)])
+
+
 def compare(reps: int) -> None:
     print(f"\n### Kernel against simulator: 1 flow, 20 Mbit/s, 40 ms, 1 BDP, 30 s, measured over [10 s, 30 s] ({load()})\n")
     print("| cc | engine | goodput (Mbit/s) | mean queue (packets) | cwnd mean (packets) | retransmits | runs |")
@@ -142,5 +158,6 @@ if __name__ == "__main__":
     a = ap.parse_args()
     for w in a.what:
         {"delay": lambda: delay(), "ceiling": lambda: ceiling(a.reps), "compare": lambda: compare(a.reps),
-         "compare_bpf": lambda: compare_bpf(a.reps), "compare_papers": lambda: compare_papers(a.reps)}[w]()
+         "compare_bpf": lambda: compare_bpf(a.reps), "compare_papers": lambda: compare_papers(a.reps),
+         "compare_small_buffer": lambda: compare_small_buffer(a.reps)}[w]()
     print(f"\n({load()} at the end)")
