@@ -120,6 +120,21 @@ def compare_papers(reps: int) -> None:
                                    for _ in range(reps)])
 
 
+def evidence_ghstcp() -> None:
+    """Simulator only: where gHSTCP's four-flow figures fall between always-HSTCP and always-Reno."""
+    print("\n### Evidence: simulator, 4 flows, 50Mbps, 40 ms, 1 BDP, 30 s, over [10 s, 30 s]\n")
+    print("| cc | engine | goodput (Mbit/s) | mean queue (packets) | cwnd mean (packets) | retransmits | runs |")
+    print("|---|---|---:|---:|---:|---:|---:|")
+    for cc, params in (("ghstcp", None), ("ghstcp", {"z": 0.0}), ("ghstcp", {"z": 100.0}), ("highspeed", None),
+                       ("newreno", None)):
+        sc = scenario_n("50Mbps", 40, cc, 4, 30, 10, stack="linux")
+        for g in sc["flows"]:
+            g.update({"cc_params": params} if params else {})
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            _row(cc + (f" z = {params['z']:g}" if params else ""), "sim (stack linux)", [cclab.run(sc)])
+
+
 def compare_small_buffer(reps: int) -> None:
     """ubr's case: an under-buffered link (0.1 BDP), where the extra window has room to act."""
     print(f"\n### Under-buffered: 1 flow, 20Mbps, 40 ms, 7 packets (0.1 BDP), 30 s, measured over [10 s, 30 s] "
@@ -159,5 +174,5 @@ if __name__ == "__main__":
     for w in a.what:
         {"delay": lambda: delay(), "ceiling": lambda: ceiling(a.reps), "compare": lambda: compare(a.reps),
          "compare_bpf": lambda: compare_bpf(a.reps), "compare_papers": lambda: compare_papers(a.reps),
-         "compare_small_buffer": lambda: compare_small_buffer(a.reps)}[w]()
+         "compare_small_buffer": lambda: compare_small_buffer(a.reps), "evidence_ghstcp": evidence_ghstcp}[w]()
     print(f"\n({load()} at the end)")
