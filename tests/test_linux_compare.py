@@ -64,7 +64,8 @@ def test_compare_refuses_what_the_linux_engine_refuses_before_simulating(tmp_pat
     sc.write_text(cclab.to_toml(bad))
     p = cli(str(sc), "--out", str(tmp_path / "o"), timeout=60)
     assert p.returncode == 2
-    assert p.stderr.strip().startswith("error: topology.bottleneck.queue: 'red'") and len(p.stderr.strip().splitlines()) == 1
+    lines = p.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: topology.bottleneck.queue: 'red'")
     assert not (tmp_path / "o").exists()
 
 

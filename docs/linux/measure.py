@@ -142,7 +142,8 @@ def compare_small_buffer(reps: int) -> None:
     print("| cc | engine | goodput (Mbit/s) | mean queue (packets) | cwnd mean (packets) | retransmits | runs |")
     print("|---|---|---:|---:|---:|---:|---:|")
     for bpf_cc, sim_cc in (("cclab_reno", "newreno"), ("cclab_ubr", "ubr")):
-        sim_sc, lin_sc = (scenario("20Mbps", 40, c, 30, 10, stack=st) for c, st in ((sim_cc, "linux"), (bpf_cc, "cclab")))
+        sim_sc = scenario("20Mbps", 40, sim_cc, 30, 10, stack="linux")
+        lin_sc = scenario("20Mbps", 40, bpf_cc, 30, 10)
         for sc in (sim_sc, lin_sc):
             sc["topology"]["bottleneck"]["buffer"] = "7pkts"
         with warnings.catch_warnings():

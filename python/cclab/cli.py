@@ -436,8 +436,8 @@ def compare(
     note = ('the simulator ran with stack = "linux" on every flow group (the scenario names no stack)\n'
             if c.stack_applied else "the simulator ran with the scenario's own stack settings\n")
     md = (c.markdown().replace("cclab against linux", "simulator (cclab) against the Linux engine (linux)")
-          .replace(", seeds ", f", {seeds} Linux run(s), seed ").replace("ranges over seeds", "ranges over the Linux runs")
-          + note)
+          .replace(", seeds ", f", {seeds} Linux run(s), seed ")
+          .replace("ranges over seeds", "ranges over the Linux runs") + note)
     sys.stdout.write(md)
     (dest / "compare.md").write_text(md)
     c.csv(dest / "compare.csv")
