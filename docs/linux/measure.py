@@ -83,13 +83,73 @@ def compare_bpf(reps: int) -> None:
 def _row(name: str, eng: str, results: list) -> None:
     g = [r.summary()["total_goodput_bps"] / 1e6 for r in results]
     q = [r.summary()["bottleneck_mean_queue_pkts"] for r in results]
-    c = [float(r.flow_series[r.flow_series.time_s >= 10].cwnd.mean()) for r in results]
-    rt = [int(r.flows.retransmits_measured.iloc[0]) for r in results]
+    c = [float(r.flow_series[r.flow_series.time_s >= 10].cwnd.mean()) for r in results]  # over all flows
+    rt = [int(r.flows.retransmits_measured.sum()) for r in results]  # of all flows
 
     def fmt(x: list, f: str) -> str:
         return format(x[0], f) if len(x) == 1 else f"{format(st.mean(x), f)} ({format(min(x), f)}-{format(max(x), f)})"
 
     print(f"| {name} | {eng} | {fmt(g, '.2f')} | {fmt(q, '.1f')} | {fmt(c, '.1f')} | {fmt(rt, '.0f')} | {len(results)} |")
+
+
+def scenario_n(rate: str, rtt_ms: float, cc: str, flows: int, duration: float, warmup: float,
+               stack: str = "cclab") -> dict:
+    """`flows` flows of `cc`, all with the same RTT (the engine refuses differing ones), started 0.5 s apart."""
+    sc = scenario(rate, rtt_ms, cc, duration, warmup, stack)
+    sc["flows"] = [{"cc": cc, "rtt": f"{rtt_ms}ms", "stack": stack, "start": f"{0.5 * i}s"} for i in range(flows)]
+    return sc
+
+
+#: The papers' algorithms in BPF beside the simulator's: (BPF name, simulator name).
+PAPER_CCS = (("cclab_ubr", "ubr"), ("cclab_ghstcp", "ghstcp"))
+
+
+def compare_papers(reps: int) -> None:
+    """Each paper algorithm in BPF against the simulator's (stack = "linux"), on two scenarios."""
+    for rate, rtt, n in (("20Mbps", 40, 1), ("50Mbps", 40, 4)):
+        print(f"\n### Papers' algorithms: {n} flow(s), {rate}, {rtt} ms, 1 BDP, 30 s, measured over [10 s, 30 s] "
+              f"({load()})\n")
+        print("| cc | engine | goodput (Mbit/s) | mean queue (packets) | cwnd mean (packets) | retransmits | runs |")
+        print("|---|---|---:|---:|---:|---:|---:|")
+        for bpf_cc, sim_cc in PAPER_CCS:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                sim = cclab.run(scenario_n(rate, rtt, sim_cc, n, 30, 10, stack="linux"))
+            _row(sim_cc, "sim (stack linux)", [sim])
+            _row(bpf_cc, "linux", [cclab.run(scenario_n(rate, rtt, bpf_cc, n, 30, 10), engine="linux")
+                                   for _ in range(reps)])
+
+
+def evidence_ghstcp() -> None:
+    """Simulator only: where gHSTCP's four-flow figures fall between always-HSTCP and always-Reno."""
+    print("\n### Evidence: simulator, 4 flows, 50Mbps, 40 ms, 1 BDP, 30 s, over [10 s, 30 s]\n")
+    print("| cc | engine | goodput (Mbit/s) | mean queue (packets) | cwnd mean (packets) | retransmits | runs |")
+    print("|---|---|---:|---:|---:|---:|---:|")
+    for cc, params in (("ghstcp", None), ("ghstcp", {"z": 0.0}), ("ghstcp", {"z": 100.0}), ("highspeed", None),
+                       ("newreno", None)):
+        sc = scenario_n("50Mbps", 40, cc, 4, 30, 10, stack="linux")
+        for g in sc["flows"]:
+            g.update({"cc_params": params} if params else {})
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            _row(cc + (f" z = {params['z']:g}" if params else ""), "sim (stack linux)", [cclab.run(sc)])
+
+
+def compare_small_buffer(reps: int) -> None:
+    """ubr's case: an under-buffered link (0.1 BDP), where the extra window has room to act."""
+    print(f"\n### Under-buffered: 1 flow, 20Mbps, 40 ms, 7 packets (0.1 BDP), 30 s, measured over [10 s, 30 s] "
+          f"({load()})\n")
+    print("| cc | engine | goodput (Mbit/s) | mean queue (packets) | cwnd mean (packets) | retransmits | runs |")
+    print("|---|---|---:|---:|---:|---:|---:|")
+    for bpf_cc, sim_cc in (("cclab_reno", "newreno"), ("cclab_ubr", "ubr")):
+        sim_sc = scenario("20Mbps", 40, sim_cc, 30, 10, stack="linux")
+        lin_sc = scenario("20Mbps", 40, bpf_cc, 30, 10)
+        for sc in (sim_sc, lin_sc):
+            sc["topology"]["bottleneck"]["buffer"] = "7pkts"
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            _row(sim_cc, "sim (stack linux)", [cclab.run(sim_sc)])
+        _row(bpf_cc, "linux", [cclab.run(lin_sc, engine="linux") for _ in range(reps)])
 
 
 def compare(reps: int) -> None:
@@ -114,5 +174,6 @@ if __name__ == "__main__":
     a = ap.parse_args()
     for w in a.what:
         {"delay": lambda: delay(), "ceiling": lambda: ceiling(a.reps), "compare": lambda: compare(a.reps),
-         "compare_bpf": lambda: compare_bpf(a.reps)}[w]()
+         "compare_bpf": lambda: compare_bpf(a.reps), "compare_papers": lambda: compare_papers(a.reps),
+         "compare_small_buffer": lambda: compare_small_buffer(a.reps), "evidence_ghstcp": evidence_ghstcp}[w]()
     print(f"\n({load()} at the end)")

@@ -392,6 +392,58 @@ def crosscheck(
         c.runs.to_csv(out / "runs.csv", index=False)
 
 
+
+@app.command()
+def compare(
+    scenario: ScenarioArg,
+    engines: Annotated[str, typer.Option("--engines", help="The engines to set side by side: sim,linux "
+                                          "(the only pair built).")] = "sim,linux",
+    seeds: Annotated[int, typer.Option("--seeds", help="Linux repetitions, 1 to 20 (the simulator runs once: "
+                                       "it is deterministic).")] = 3,
+    flow: Annotated[int, typer.Option("--flow", help="The flow whose cwnd the figure traces (0-based).")] = 0,
+    seed: SeedOpt = None,
+    out: Annotated[
+        Optional[Path],
+        typer.Option("--out", help="Folder for compare.md, compare.csv and cwnd.png (default "
+                     "cclab-out/<name>-compare).", show_default=False),
+    ] = None,
+) -> None:
+    """Run a dumbbell scenario in the simulator and on real Linux TCP (root) and print both
+    engines' per-flow and bottleneck metrics side by side (docs/linux.md)."""
+    from .linux.compare import ENGINES, check, compare as run_compare
+    from .linux.errors import LinuxEngineError
+    from .linux.testbed import missing_requirements
+
+    if engines.replace(" ", "") != ENGINES:
+        fail("--engines", f"invalid value {engines!r}; accepted: {ENGINES}")
+    if not 1 <= seeds <= 20:
+        fail("--seeds", f"{seeds}: accepted: 1 to 20 Linux repetitions")
+    sc = load_scenario(scenario)
+    p = check(sc, seed)  # refuses what the Linux engine refuses, naming the field, before anything runs
+    n = len(p["net"]["flows"])
+    if not 0 <= flow < n:
+        fail("--flow", f"{flow}: accepted: 0 to {n - 1} (the scenario has {n} flow(s))")
+    dest = out if out is not None else Path("cclab-out") / (_safe_name(str(sc["name"])) + "-compare")
+    _check_out(dest)
+    why = missing_requirements()
+    if why:
+        fail("--engines", f"linux: {why}")
+    dest.mkdir(parents=True, exist_ok=True)
+    try:
+        c = run_compare(sc, reps=seeds, seed=seed)
+    except LinuxEngineError as e:
+        fail("--engines", str(e), 1)
+    note = ('the simulator ran with stack = "linux" on every flow group (the scenario names no stack)\n'
+            if c.stack_applied else "the simulator ran with the scenario's own stack settings\n")
+    md = (c.markdown().replace("cclab against linux", "simulator (cclab) against the Linux engine (linux)")
+          .replace(", seeds ", f", {seeds} Linux run(s), seed ")
+          .replace("ranges over seeds", "ranges over the Linux runs") + note)
+    sys.stdout.write(md)
+    (dest / "compare.md").write_text(md)
+    c.csv(dest / "compare.csv")
+    c.cwnd_figure(flow, dest / "cwnd.png")
+    sys.stdout.write(f"wrote {dest} (compare.md, compare.csv, cwnd.png of flow {flow})\n")
+
 _KIND_TITLES = {
     "cc": "congestion control (flows: cc = ...)",
     "add-on": "add-on (cc = \"<algorithm>+<add-on>\", its parameters by its prefix in cc_params)",

@@ -35,6 +35,8 @@ class BpfCc:
 #: name -> algorithm; the name is the struct_ops' and the kernel's (``tcp_congestion_ops.name``).
 REGISTRY: Dict[str, BpfCc] = {
     "cclab_reno": BpfCc("cclab_reno.bpf.c", "newreno"),
+    "cclab_ubr": BpfCc("cclab_ubr.bpf.c", "ubr"),
+    "cclab_ghstcp": BpfCc("cclab_ghstcp.bpf.c", "ghstcp"),
     # The papers' algorithms go here, one line each, e.g. "cclab_hrf": BpfCc("cclab_hrf.bpf.c", "hrf").
 }
 assert all(n.startswith(CC_STEM) for n in REGISTRY)
@@ -60,8 +62,8 @@ def build(name: str) -> Path:
     """The BPF object of ``name``, compiled once per source text and kernel."""
     src = HERE / REGISTRY[name].source
     header = vmlinux_h()
-    digest = hashlib.sha256(src.read_bytes() + (HERE / "cclab_bpf.h").read_bytes()
-                            + str(header).encode()).hexdigest()[:12]
+    headers = b"".join(h.read_bytes() for h in sorted(HERE.glob("*.h")))  # cclab_bpf.h and tables
+    digest = hashlib.sha256(src.read_bytes() + headers + str(header).encode()).hexdigest()[:12]
     obj = cache_dir() / f"{name}-{digest}.bpf.o"
     if not obj.exists():
         tmp = obj.with_suffix(f".tmp{os.getpid()}")
