@@ -118,7 +118,7 @@ def _queue(link: Mapping[str, Any]) -> tuple[str, int, List[str]]:
         else:
             sets += ["adaptive_ 0"]
         return "RED", 1_000_000_000 if cap is None else cap, sets
-    raise CrosscheckError(field, q["kind"], "droptail, red or ared (ns-2.35 has no gARED, XCP router, CoDel, FQ-CoDel or PIE as cclab's)")
+    raise CrosscheckError(field, q["kind"], "droptail, red or ared (ns-2.35 has no gARED, XCP router, CoDel, FQ-CoDel, PIE or DualPI2 as cclab's)")
 
 
 def seeding(seed: int) -> List[str]:
