@@ -42,4 +42,16 @@ static __always_inline bool cclab_is_cwnd_limited(const struct tcp_sock *tp)
 	return !!BPF_CORE_READ_BITFIELD(tp, is_cwnd_limited);
 }
 
+/* Slow start as the kernel's tcp_slow_start() (RFC 5681 section 3.1, ABC with L = the ACK's
+ * packets): cwnd grows by the packets acknowledged up to ssthresh; returns the packets of this
+ * ACK left over for congestion avoidance. */
+static __always_inline __u32 cclab_slow_start(struct tcp_sock *tp, __u32 acked)
+{
+	__u32 cwnd = cclab_min(tp->snd_cwnd + acked, tp->snd_ssthresh);
+
+	acked -= cwnd - tp->snd_cwnd;
+	tp->snd_cwnd = cclab_min(cwnd, tp->snd_cwnd_clamp);
+	return acked;
+}
+
 #endif

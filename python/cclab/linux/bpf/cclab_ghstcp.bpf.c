@@ -145,10 +145,7 @@ void BPF_PROG(cclab_ghstcp_cong_avoid, struct sock *sk, __u32 ack, __u32 acked)
 	if (!cclab_is_cwnd_limited(tp))
 		return;
 	if (cclab_in_slow_start(tp)) {
-		__u32 cwnd = cclab_min(tp->snd_cwnd + acked, tp->snd_ssthresh);
-
-		acked -= cwnd - tp->snd_cwnd;
-		tp->snd_cwnd = cclab_min(cwnd, tp->snd_cwnd_clamp);
+		acked = cclab_slow_start(tp, acked);
 		if (!acked)
 			return;
 	}
