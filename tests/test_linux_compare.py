@@ -25,7 +25,8 @@ NO_TESTBED = missing_requirements()
 NO_BPF = missing_requirements(bpf=True)
 needs_testbed = pytest.mark.skipif(NO_TESTBED is not None, reason=f"Linux testbed unavailable: {NO_TESTBED}")
 needs_bpf = pytest.mark.skipif(NO_BPF is not None, reason=f"BPF congestion controls unavailable: {NO_BPF}")
-ENV = {**os.environ, "PYTHONPATH": str(ROOT / "python")}
+# The child runs the cclab this test imported (an installed wheel in CI, a source tree elsewhere).
+ENV = {**os.environ, "PYTHONPATH": str(Path(cclab.__file__).resolve().parents[1])}
 
 
 def dumbbell(cc: str = "reno", duration: str = "6s", flows: int = 1) -> dict:

@@ -27,6 +27,8 @@ from cclab.linux.testbed import (NS_STEM, Testbed as Bed, cleanup_leftovers, mis
                                  registered_struct_ops)
 
 ROOT = Path(__file__).resolve().parents[1]
+# The children run the cclab this test imported (an installed wheel in CI, a source tree elsewhere).
+ENV = {**os.environ, "PYTHONPATH": str(Path(cclab.__file__).resolve().parents[1])}
 NO_TESTBED = missing_requirements()
 NO_BPF = missing_requirements(bpf=True)
 needs_testbed = pytest.mark.skipif(NO_TESTBED is not None, reason=f"Linux testbed unavailable: {NO_TESTBED}")
@@ -141,7 +143,7 @@ def test_cclab_reno_in_bpf_carries_a_flow_and_a_small_buffer_drops_at_the_bottle
     sc.write_text(cclab.to_toml(dumbbell("cclab_reno", "5s", buffer="10pkts")))
     p = subprocess.run([sys.executable, "-m", "cclab", "run", str(sc), "--engine", "linux", "-q", "--out",
                         str(tmp_path / "out")], capture_output=True, text=True, timeout=120,
-                       env={**os.environ, "PYTHONPATH": str(ROOT / "python")})
+                       env=ENV)
     assert p.returncode == 0, p.stderr
     res = cclab.load(tmp_path / "out")
     assert res.flows.loc[0, "cc"] == "cclab_reno" and res.flows["drops"].isna().all()
@@ -173,10 +175,12 @@ with Testbed(20e6, 50, None, 0.01, 0.01) as tb:
 
 
 def _start_child(mode: str) -> tuple[subprocess.Popen, str, list[int]]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "python") + os.pathsep + os.environ.get("PYTHONPATH", "")}
-    child = subprocess.Popen([sys.executable, "-c", CHILD, mode], stdout=subprocess.PIPE, text=True, env=env)
+    child = subprocess.Popen([sys.executable, "-c", CHILD, mode], stdout=subprocess.PIPE, text=True, env=ENV)
     words = child.stdout.readline().split()
     child.stdout.close()
+    if not words:
+        child.kill()
+        child.wait()
     assert words, "the child did not build its testbed"
     return child, words[0], [int(w) for w in words[1:]]
 
@@ -214,7 +218,7 @@ def test_linux_cleanup_command_reports_and_removes_leftovers() -> None:
     child.send_signal(signal.SIGKILL)
     child.wait()
     p = subprocess.run([sys.executable, "-m", "cclab", "linux", "cleanup"], capture_output=True, text=True,
-                       timeout=60, env={**os.environ, "PYTHONPATH": str(ROOT / "python")})
+                       timeout=60, env=ENV)
     assert p.returncode == 0, p.stderr
     assert f"removed netns {prefix}mid" in p.stdout
     assert not our_namespaces()
