@@ -22,7 +22,9 @@ import pytest
 
 import cclab
 from cclab.linux import engine
+from cclab.advice import CclabWarning
 from cclab.linux.errors import Unsupported
+from cclab.linux.result_build import LIMITED_FLAG, limited_fractions
 from cclab.linux.testbed import (NS_STEM, Testbed as Bed, cleanup_leftovers, missing_requirements, registered_ccs,
                                  registered_struct_ops)
 
@@ -133,6 +135,26 @@ def test_one_reno_flow_fills_the_bottleneck_and_the_queue_stays_within_its_buffe
     assert res.summary()["linux_relay_lost"] == 0
     assert res.flows.loc[0, "cc"] == "reno" and res.flows.loc[0, "rtt_min_s"] >= 0.0399
     assert not our_namespaces()
+
+
+def test_the_limited_shares_come_from_the_kernel_s_chrono_times_over_the_measured_window() -> None:
+    # 10 s measured: 7 s with data queued, of which 1 s receiver-window- and 0.5 s send-buffer-limited.
+    start = {"busy_us": 2_000_000, "rwnd_limited_us": 0, "sndbuf_limited_us": 500_000}
+    end = {"busy_us": 9_000_000, "rwnd_limited_us": 1_000_000, "sndbuf_limited_us": 1_000_000}
+    assert limited_fractions(start, end, 10.0) == pytest.approx({"app": 0.3, "rwnd": 0.1, "sndbuf": 0.05})
+    # From the flow's start every counter starts at zero.
+    assert limited_fractions(None, end, 10.0) == pytest.approx({"app": 0.1, "rwnd": 0.1, "sndbuf": 0.1})
+    # A kernel without the chrono fields (before 4.10) gives no verdict rather than a wrong one.
+    assert all(np.isnan(v) for v in limited_fractions(None, {"busy_us": 1}, 10.0).values())
+
+
+@needs_testbed
+def test_a_sender_that_stops_writing_halfway_is_flagged_app_limited() -> None:
+    with pytest.warns(CclabWarning, match=r"app-limited"):
+        res = cclab.run(dumbbell("reno", "6s", stop="3s"), engine="linux")
+    # The application wrote for 3 s of 6: the kernel found nothing to send for about half the run.
+    assert 0.4 < res.summary()["linux_app_limited_max"] <= 0.5
+    assert res.summary()["linux_app_limited_max"] > LIMITED_FLAG
 
 
 @needs_bpf

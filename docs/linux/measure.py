@@ -167,6 +167,25 @@ def compare(reps: int) -> None:
             _row(sim_cc if eng.startswith("sim") else linux_cc, eng, results)
 
 
+def limited(reps: int) -> None:
+    """Each Linux run of cclab compare's example on its own: does the starvation flag (TCP_INFO's
+    chrono times) pick out the runs that did not use the link?"""
+    sc = cclab.load_scenario(os.path.join(os.path.dirname(__file__), "ghstcp-4flows.toml"))
+    print(f"\n### Starvation flag: {reps} Linux runs of ghstcp-4flows.toml, measured over [5 s, 20 s] ({load()})\n")
+    print("| run | utilization % | goodput min flow (Mbit/s) | app-limited max % | sndbuf-limited max % "
+          "| rwnd-limited max % | flagged |")
+    print("|---:|---:|---:|---:|---:|---:|---|")
+    for k in range(reps):
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            r = cclab.run(sc, engine="linux", seed=k + 1)
+        s = r.summary()
+        flagged = any("congestion window" in str(x.message) for x in w)
+        print(f"| {k + 1} | {100 * s['bottleneck_utilization']:.1f} | {r.flows['goodput_bps'].min() / 1e6:.2f} "
+              f"| {100 * s['linux_app_limited_max']:.1f} | {100 * s['linux_sndbuf_limited_max']:.1f} "
+              f"| {100 * s['linux_rwnd_limited_max']:.1f} | {'yes' if flagged else 'no'} |")
+
+
 if __name__ == "__main__":
     ap = argparse.ArgumentParser()
     ap.add_argument("what", nargs="*", default=["delay", "ceiling", "compare"])
@@ -175,5 +194,6 @@ if __name__ == "__main__":
     for w in a.what:
         {"delay": lambda: delay(), "ceiling": lambda: ceiling(a.reps), "compare": lambda: compare(a.reps),
          "compare_bpf": lambda: compare_bpf(a.reps), "compare_papers": lambda: compare_papers(a.reps),
-         "compare_small_buffer": lambda: compare_small_buffer(a.reps), "evidence_ghstcp": evidence_ghstcp}[w]()
+         "compare_small_buffer": lambda: compare_small_buffer(a.reps), "evidence_ghstcp": evidence_ghstcp,
+         "limited": lambda: limited(a.reps)}[w]()
     print(f"\n({load()} at the end)")

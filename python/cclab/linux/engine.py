@@ -214,7 +214,25 @@ def run_linux(scenario: Any, seed: Optional[int] = None) -> Result:
         warnings.warn(f"topology.bottleneck.rate: the delay line lost {lost['fwd']} data and {lost['rev']} ACK frames "
                       "(the machine could not keep up): losses outside the bottleneck queue, so this run is not an "
                       "honest emulation; lower the rate or the load (docs/linux.md)", CclabWarning, stacklevel=2)
+    _warn_if_limited(res)
     return res
+
+
+def _warn_if_limited(res: Any) -> None:
+    """Warns when a flow spent more than LIMITED_FLAG of the measured window limited by something
+    else than its congestion window (a starved sender process, a small buffer or window)."""
+    from ..advice import CclabWarning
+    from .result_build import LIMITED_FLAG
+
+    s = res._summary
+    worst = {k: s.get(f"linux_{k}_limited_max", float("nan")) for k in ("app", "sndbuf", "rwnd")}
+    over = {k: v for k, v in worst.items() if v == v and v > LIMITED_FLAG}
+    if over:
+        what = ", ".join(f"{100 * v:.1f} % {k}-limited" for k, v in over.items())
+        warnings.warn(f"flows: a flow was not limited by its congestion window for part of the run ({what}, at "
+                      f"most; over {100 * LIMITED_FLAG:.0f} % is flagged): the sender process was starved or a "
+                      "buffer limited it, so this run does not show the algorithm alone (docs/linux.md)",
+                      CclabWarning, stacklevel=3)
 
 
 def _mss(mtu: int) -> int:

@@ -21,6 +21,11 @@ from ..result_io import SCHEMA
 ETH = 14
 INFINITE_SSTHRESH = 0x7FFFFFFF
 NA = pd.NA
+#: A flow limited by something else than its congestion window for more than this share of the
+#: measured window is flagged: a bulk sender with a full socket is never app-limited, and the
+#: kernel counts these times in jiffies (4 ms at this kernel's HZ = 250), so a few transitions
+#: stay far below it.
+LIMITED_FLAG = 0.05
 
 
 def _table(name: str, rows: List[Dict[str, Any]]) -> pd.DataFrame:
@@ -54,7 +59,7 @@ def build_result(p: Dict[str, Any], seed: int, wall: float, samples: List[Dict[s
     for r in samples:
         by_flow.setdefault(int(r["flow"]), []).append(r)
 
-    flow_rows, series_rows = [], []
+    flow_rows, series_rows, limits = [], [], []
     for i, f in enumerate(net["flows"]):
         rows = sorted(by_flow.get(i, []), key=lambda r: r["t"])
         fin = finals.get(i, {})
@@ -71,6 +76,7 @@ def build_result(p: Dict[str, Any], seed: int, wall: float, samples: List[Dict[s
             acked_w = int(first.get("bytes_acked") or 0)
             retr_w, rto_w = int(first.get("total_retrans") or 0), int(first.get("total_rto") or 0)
         span = t_end - t_w
+        limits.append(limited_fractions(first if warmup > start else None, fin, span))
         good_payload = (acked_end - acked_w) * 8 / span if span > 0 else float("nan")
         srtts = [r["rtt_us"] / 1e6 for r in rows if r.get("rtt_us")]
         delivered_pkts = int(math.ceil(acked_end / mss)) if acked_end else 0
@@ -170,7 +176,27 @@ def build_result(p: Dict[str, Any], seed: int, wall: float, samples: List[Dict[s
         # Not the simulator's: marks a Linux result, and how busy the machine was.
         "linux_load_avg_1min": load,
     }
+    # The largest share of the measured window a flow spent limited by something else than its
+    # window (TCP_INFO's chrono times): nothing to send, the receiver's window, the send buffer.
+    for k in ("app", "rwnd", "sndbuf"):
+        v = [x[k] for x in limits if not math.isnan(x[k])]
+        summary[f"linux_{k}_limited_max"] = max(v) if v else float("nan")
     return Result(canonical, seed, wall, tables, summary, p["bdp"])
+
+
+def limited_fractions(at_start: Optional[Dict[str, Any]], at_end: Dict[str, Any], span_s: float) -> Dict[str, float]:
+    """Shares of ``span_s`` seconds in which a flow's sender was not limited by its congestion
+    window, from TCP_INFO at the window's start (None: the flow's start, all zero) and end. The kernel's
+    ``tcpi_busy_time`` is the time with data in its write queue, and includes the times limited
+    by the receiver's window and by the send buffer (``tcp_get_info_chrono_stats``); the rest
+    of the span the sender had nothing to send (``app``)."""
+    keys = ("busy_us", "rwnd_limited_us", "sndbuf_limited_us")
+    start = at_start if at_start is not None else dict.fromkeys(keys, 0)
+    if span_s <= 0 or any(at_end.get(k) is None or start.get(k) is None for k in keys):
+        return {"app": float("nan"), "rwnd": float("nan"), "sndbuf": float("nan")}
+    d = {k: (int(at_end[k]) - int(start[k])) / 1e6 / span_s for k in keys}
+    return {"app": min(1.0, max(0.0, 1.0 - d["busy_us"])), "rwnd": d["rwnd_limited_us"],
+            "sndbuf": d["sndbuf_limited_us"]}
 
 
 def canonical_cc(canonical: Dict[str, Any], group: str, fallback: str) -> str:
