@@ -9,6 +9,7 @@ scheduling noise does not reach (docs/linux.md gives the figures they were set f
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import signal
@@ -23,6 +24,7 @@ import pytest
 import cclab
 from cclab.linux import engine
 from cclab.advice import CclabWarning
+from cclab.linux.endpoint import StateReader
 from cclab.linux.errors import Unsupported
 from cclab.linux.result_build import LIMITED_FLAG, limited_fractions
 from cclab.linux.testbed import (NS_STEM, Testbed as Bed, cleanup_leftovers, missing_requirements, registered_ccs,
@@ -155,6 +157,39 @@ def test_a_sender_that_stops_writing_halfway_is_flagged_app_limited() -> None:
     # The application wrote for 3 s of 6: the kernel found nothing to send for about half the run.
     assert 0.4 < res.summary()["linux_app_limited_max"] <= 0.5
     assert res.summary()["linux_app_limited_max"] > LIMITED_FLAG
+
+
+@needs_bpf
+def test_the_state_reader_finds_an_entry_by_local_port_with_one_system_call(tmp_path: Path) -> None:
+    if " /sys/fs/bpf bpf " not in Path("/proc/mounts").read_text():
+        pytest.skip("no BPF file system at /sys/fs/bpf to pin a test map in")
+    pin = Path("/sys/fs/bpf") / f"cclab_test_state_{os.getpid()}"
+    subprocess.run(["bpftool", "map", "create", str(pin), "type", "hash", "key", "4", "value", "8", "entries", "4",
+                    "name", "cclab_test"], check=True)
+    try:
+        # Port 12345 = 0x3039 (little-endian key), state 1, value 7.
+        subprocess.run(["bpftool", "map", "update", "pinned", str(pin), "key", "0x39", "0x30", "0", "0",
+                        "value", "1", "0", "0", "0", "7", "0", "0", "0"], check=True)
+        info = subprocess.run(["bpftool", "map", "show", "pinned", str(pin), "-j"], capture_output=True, text=True,
+                              check=True).stdout
+        reader = StateReader(json.loads(info)["id"])
+        assert reader.read(12345) == (1, 7)
+        assert reader.read(12346) is None
+        reader.close()
+    finally:
+        pin.unlink()
+
+
+@needs_bpf
+def test_cclab_ghstcp_shows_its_mode_in_cc_series() -> None:
+    res = cclab.run(dumbbell("cclab_ghstcp", "6s", count=2), engine="linux")
+    cs = res.cc_series
+    # Every flow, at the samples after its connection opened, in one of the two modes.
+    assert set(cs["flow"]) == {0, 1} and set(cs["state"]) <= {"hstcp", "reno"}
+    assert len(cs) >= 0.9 * len(res.flow_series)
+    assert set(cs["time_s"]) <= set(res.flow_series["time_s"])
+    assert cs[["pacing_rate_bps", "bw_bps"]].isna().all().all()
+    assert not registered_ccs()
 
 
 @needs_bpf

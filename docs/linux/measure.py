@@ -135,6 +135,41 @@ def evidence_ghstcp() -> None:
             _row(cc + (f" z = {params['z']:g}" if params else ""), "sim (stack linux)", [cclab.run(sc)])
 
 
+def ghstcp_mode(reps: int) -> None:
+    """gHSTCP's mode, four flows (compare_papers' second scenario): the share of 100-ms samples
+    over [10 s, 30 s] each flow spends in Reno mode, simulator (examples/ghstcp_mode.rs, which
+    reads the mode as the run goes) against the BPF version (cc_series, from cclab_show)."""
+    import subprocess
+    import tempfile
+
+    root = os.path.join(os.path.dirname(__file__), "..", "..")
+    subprocess.run(["cargo", "build", "--release", "-q", "--example", "ghstcp_mode"], cwd=root, check=True)
+    exe = os.path.join(root, "target", "release", "examples", "ghstcp_mode")
+    print(f"\n### gHSTCP's mode: 4 flows, 50 Mbit/s, 40 ms, 1 BDP, 30 s; share of samples in Reno mode over "
+          f"[10 s, 30 s] ({load()})\n")
+    print("| engine | run | flow 0 | flow 1 | flow 2 | flow 3 | mean |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    # The simulator as compared, then with one thing changed each (evidence runs).
+    variants = (("sim (stack linux)", {}), ("sim, tumbling = 1", {"cc_params": {"tumbling": 1}}),
+                ("sim, timestamps = false", {"timestamps": False}), ("sim, delayed_ack = false", {"delayed_ack": False}))
+    for label, change in variants:
+        sc = scenario_n("50Mbps", 40, "ghstcp", 4, 30, 10, stack="linux")
+        for g in sc["flows"]:
+            g.update(change)
+        with tempfile.NamedTemporaryFile("w", suffix=".toml") as fh:
+            fh.write(cclab.to_toml(sc))
+            fh.flush()
+            out = subprocess.run([exe, fh.name], capture_output=True, text=True, check=True).stdout
+        shares = [float(line.split(",")[3]) for line in out.splitlines()[1:]]
+        print(f"| {label} | 1 | " + " | ".join(f"{x:.2f}" for x in shares) + f" | {np.mean(shares):.2f} |")
+    for k in range(reps):
+        r = cclab.run(scenario_n("50Mbps", 40, "cclab_ghstcp", 4, 30, 10), engine="linux")
+        cs = r.cc_series[r.cc_series["time_s"] >= 10.0 - 1e-9]
+        shares = [float((g["state"] == "reno").mean()) for _, g in cs.groupby("flow")]
+        print(f"| linux (cclab_ghstcp) | {k + 1} | " + " | ".join(f"{x:.2f}" for x in shares)
+              + f" | {np.mean(shares):.2f} |")
+
+
 def compare_small_buffer(reps: int) -> None:
     """ubr's case: an under-buffered link (0.1 BDP), where the extra window has room to act."""
     print(f"\n### Under-buffered: 1 flow, 20Mbps, 40 ms, 7 packets (0.1 BDP), 30 s, measured over [10 s, 30 s] "
@@ -195,5 +230,5 @@ if __name__ == "__main__":
         {"delay": lambda: delay(), "ceiling": lambda: ceiling(a.reps), "compare": lambda: compare(a.reps),
          "compare_bpf": lambda: compare_bpf(a.reps), "compare_papers": lambda: compare_papers(a.reps),
          "compare_small_buffer": lambda: compare_small_buffer(a.reps), "evidence_ghstcp": evidence_ghstcp,
-         "limited": lambda: limited(a.reps)}[w]()
+         "limited": lambda: limited(a.reps), "ghstcp_mode": lambda: ghstcp_mode(a.reps)}[w]()
     print(f"\n({load()} at the end)")

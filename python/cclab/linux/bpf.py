@@ -10,12 +10,13 @@ unregisters it by id at teardown, and a new run removes every ``cclab_*`` one a 
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import re
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Dict
+from typing import Dict, Optional, Tuple
 
 from .errors import LinuxEngineError
 from .testbed import CC_STEM, cache_dir, sh
@@ -25,18 +26,21 @@ HERE = Path(__file__).resolve().parent / "bpf"
 
 @dataclass(frozen=True)
 class BpfCc:
-    """A BPF congestion control: its source file (in ``bpf/``) and the simulator's name of the
-    same algorithm (the simulator parses scenarios that name the BPF one with it)."""
+    """A BPF congestion control: its source file (in ``bpf/``), the simulator's name of the
+    same algorithm (the simulator parses scenarios that name the BPF one with it) and the names
+    of the states it shows (``cclab_show``'s codes 0, 1, ...: the ``state`` of ``cc_series``;
+    none: it shows nothing)."""
 
     source: str
     sim_name: str
+    states: Tuple[str, ...] = ()
 
 
 #: name -> algorithm; the name is the struct_ops' and the kernel's (``tcp_congestion_ops.name``).
 REGISTRY: Dict[str, BpfCc] = {
     "cclab_reno": BpfCc("cclab_reno.bpf.c", "newreno"),
     "cclab_ubr": BpfCc("cclab_ubr.bpf.c", "ubr"),
-    "cclab_ghstcp": BpfCc("cclab_ghstcp.bpf.c", "ghstcp"),
+    "cclab_ghstcp": BpfCc("cclab_ghstcp.bpf.c", "ghstcp", ("hstcp", "reno")),
     # The papers' algorithms go here, one line each, e.g. "cclab_hrf": BpfCc("cclab_hrf.bpf.c", "hrf").
 }
 assert all(n.startswith(CC_STEM) for n in REGISTRY)
@@ -86,3 +90,15 @@ def register(name: str) -> int:
 
 def unregister(struct_ops_id: int) -> None:
     sh("bpftool", "struct_ops", "unregister", "id", str(struct_ops_id), check=False)
+
+
+def state_map(name: str) -> Optional[int]:
+    """The id of the ``cclab_state`` map of the registered ``name`` (the map its programs use;
+    every cclab object has its own), or None if it shows no state."""
+    if not REGISTRY[name].states:
+        return None
+    progs = json.loads(sh("bpftool", "prog", "show", "-j"))
+    ids = {m for p in progs if str(p.get("name", "")).startswith(f"{name}_") for m in p.get("map_ids", [])}
+    maps = json.loads(sh("bpftool", "map", "show", "-j"))
+    found = [m["id"] for m in maps if m.get("id") in ids and m.get("name") == "cclab_state"]
+    return found[0] if found else None

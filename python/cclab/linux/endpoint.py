@@ -10,7 +10,9 @@ The receiver counts the bytes each flow delivered to it and writes them at the e
 
 from __future__ import annotations
 
+import ctypes
 import json
+import os
 import socket
 import struct
 import sys
@@ -40,6 +42,37 @@ def tcp_info(sock: socket.socket) -> Dict[str, Any]:
         size = struct.calcsize(fmt)
         out[name] = struct.unpack_from("=" + fmt, raw, off)[0] if off + size <= len(raw) else None
     return out
+
+
+class StateReader:
+    """Reads a BPF congestion control's shown state (cclab_bpf.h ``cclab_show``: a hash map from
+    the sender socket's local port to ``struct cclab_state {u32 state; u32 value;}``) with the
+    bpf(2) system call: a map lookup per sample, no process started (bpftool would be one)."""
+
+    _SYS_BPF = {"x86_64": 321, "aarch64": 280}
+    _MAP_LOOKUP_ELEM, _MAP_GET_FD_BY_ID = 1, 14
+
+    def __init__(self, map_id: int) -> None:
+        self._libc = ctypes.CDLL(None, use_errno=True)
+        self._nr = self._SYS_BPF[os.uname().machine]
+        attr = (ctypes.c_uint32 * 32)(map_id)  # union bpf_attr: map_id first, the rest zero
+        self.fd = self._bpf(self._MAP_GET_FD_BY_ID, attr)
+        if self.fd < 0:
+            raise OSError(ctypes.get_errno(), f"bpf(BPF_MAP_GET_FD_BY_ID, {map_id}): {os.strerror(ctypes.get_errno())}")
+
+    def _bpf(self, cmd: int, attr: Any) -> int:
+        return int(self._libc.syscall(self._nr, cmd, ctypes.byref(attr), ctypes.sizeof(attr)))
+
+    def read(self, port: int) -> Optional[tuple]:
+        """(state, value) of the socket bound to local ``port``, or None if it showed none."""
+        key, value = ctypes.c_uint32(port), (ctypes.c_uint32 * 2)()
+        attr = (ctypes.c_uint64 * 16)(self.fd, ctypes.addressof(key), ctypes.addressof(value))
+        if self._bpf(self._MAP_LOOKUP_ELEM, attr) != 0:
+            return None
+        return int(value[0]), int(value[1])
+
+    def close(self) -> None:
+        os.close(self.fd)
 
 
 def _sleep_until(t: float) -> None:
@@ -110,6 +143,12 @@ def send(cfg: Dict[str, Any]) -> None:
     for th in threads:
         th.start()
 
+    readers: Dict[int, StateReader] = {}
+    for i, fc in enumerate(cfg["flows"]):
+        mid = fc.get("state_map_id")
+        if mid is not None and mid not in readers:
+            readers[mid] = StateReader(mid)
+
     def sample(t: float) -> None:
         for f in flows:
             with f.lock:
@@ -118,6 +157,10 @@ def send(cfg: Dict[str, Any]) -> None:
             if s is not None:
                 try:
                     row.update(tcp_info(s))
+                    reader = readers.get(f.cfg.get("state_map_id"))  # type: ignore[arg-type]
+                    shown = reader.read(s.getsockname()[1]) if reader is not None else None
+                    if shown is not None:
+                        row["cc_state"], row["cc_value"] = shown
                 except OSError:
                     pass
             out.write(json.dumps(row) + "\n")
@@ -138,6 +181,8 @@ def send(cfg: Dict[str, Any]) -> None:
         out.write(json.dumps({"final": f.index, "completion_s": f.completion, "error": f.error, **info}) + "\n")
         if s is not None:
             _abort(s)
+    for reader in readers.values():
+        reader.close()
     out.close()
 
 

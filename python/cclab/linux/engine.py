@@ -172,12 +172,15 @@ def run_linux(scenario: Any, seed: Optional[int] = None) -> Result:
     load = os.getloadavg()[0]
     t_wall = time.perf_counter()
     with Testbed(p["rate_bps"], p["limit_pkts"], p["limit_bytes"], p["fwd_s"], p["rev_s"], p["mtu"]) as tb:
+        state_maps = {}
         for cc in sorted(set(cc_of_flow)):
             if cc in bpf.REGISTRY:
                 tb.struct_ops.append(bpf.register(cc))
+                state_maps[cc] = bpf.state_map(cc)
         cfg = {"addr": RCV_ADDR, "port": PORT, "duration_s": duration, "sample_interval_s": dt,
                "flows": [{"cc": cc, "start_s": f["start_s"], "stop_s": f["stop_s"],
-                          "size_bytes": None if f["size_pkts"] is None else int(f["size_pkts"]) * _mss(p["mtu"])}
+                          "size_bytes": None if f["size_pkts"] is None else int(f["size_pkts"]) * _mss(p["mtu"]),
+                          "state_map_id": state_maps.get(cc)}
                          for f, cc in zip(flows, cc_of_flow)]}
         with tempfile.TemporaryDirectory(prefix="cclab-linux-") as tmp:
             path = Path(tmp) / "config.json"
@@ -206,7 +209,8 @@ def run_linux(scenario: Any, seed: Optional[int] = None) -> Result:
     received = json.loads(rout.strip().splitlines()[-1]) if rout.strip() else {}
     from .result_build import build_result
 
-    res = build_result(p, s, wall, samples, finals, qrows, dt, bool(dt_user), received, load)
+    states = {i: bpf.REGISTRY[cc].states for i, cc in enumerate(cc_of_flow) if cc in bpf.REGISTRY}
+    res = build_result(p, s, wall, samples, finals, qrows, dt, bool(dt_user), received, load, states)
     res._summary["linux_relay_lost"] = float(lost.get("fwd", 0) + lost.get("rev", 0)) if lost else float("nan")
     if lost and lost["fwd"] + lost["rev"] > 0:
         from ..advice import CclabWarning

@@ -10,7 +10,7 @@ does not expose is missing: ``<NA>`` in integer columns, NaN in float columns.
 from __future__ import annotations
 
 import math
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
 import pandas as pd
@@ -48,7 +48,8 @@ def _table(name: str, rows: List[Dict[str, Any]]) -> pd.DataFrame:
 
 def build_result(p: Dict[str, Any], seed: int, wall: float, samples: List[Dict[str, Any]],
                  finals: Dict[int, Dict[str, Any]], qrows: List[Dict[str, Any]], dt: float, keep_series: bool,
-                 received: Dict[str, Any], load: float) -> Result:
+                 received: Dict[str, Any], load: float,
+                 states: Optional[Dict[int, Tuple[str, ...]]] = None) -> Result:
     net, canonical, duration = p["net"], p["canonical"], p["duration"]
     warmup = float(net.get("warmup_s") or 0.0)
     mtu = p["mtu"]
@@ -59,7 +60,7 @@ def build_result(p: Dict[str, Any], seed: int, wall: float, samples: List[Dict[s
     for r in samples:
         by_flow.setdefault(int(r["flow"]), []).append(r)
 
-    flow_rows, series_rows, limits = [], [], []
+    flow_rows, series_rows, limits, cc_rows = [], [], [], []
     for i, f in enumerate(net["flows"]):
         rows = sorted(by_flow.get(i, []), key=lambda r: r["t"])
         fin = finals.get(i, {})
@@ -106,6 +107,14 @@ def build_result(p: Dict[str, Any], seed: int, wall: float, samples: List[Dict[s
                     "goodput_bps": 0.0 if prev is None else (wire_bytes - prev) * 8 / dt,
                 })
                 prev = wire_bytes
+                names = (states or {}).get(i, ())
+                if r.get("cc_state") is not None and names:
+                    # A BPF algorithm's own state (cclab_show), as the simulator's cc_series shows
+                    # BBR's; the columns it does not show stay NaN.
+                    k = int(r["cc_state"])
+                    cc_rows.append({"time_s": r["t"], "flow": i, "state": names[k] if k < len(names) else str(k),
+                                    "pacing_rate_bps": float("nan"), "pacing_gain": float("nan"),
+                                    "cwnd_gain": float("nan"), "bw_bps": float("nan"), "min_rtt_s": float("nan")})
 
     # The qdisc's counters from scenario time 0 (the testbed's set-up may have counted a few packets).
     base = qrows[0]
@@ -161,6 +170,7 @@ def build_result(p: Dict[str, Any], seed: int, wall: float, samples: List[Dict[s
     tables["links"] = _table("links", link_rows)
     tables["flow_series"] = _table("flow_series", series_rows)
     tables["queue_series"] = _table("queue_series", qseries)
+    tables["cc_series"] = _table("cc_series", cc_rows)
     goodputs = tables["flows"]["goodput_bps"].to_numpy(dtype=float)
     s2 = float((goodputs * goodputs).sum())
     summary = {

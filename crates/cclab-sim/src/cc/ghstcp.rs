@@ -30,6 +30,10 @@
 //! - **After a loss** (fast retransmit or timeout) the mode is HSTCP and the
 //!   buffer starts empty: the old window's samples describe the queue before
 //!   the loss, and keeping them would switch straight back to Reno mode.
+//! - **`tumbling = 1`** (not the default; for the comparison with the BPF version, which
+//!   cannot keep a ring of samples, docs/linux.md): the samples of one window of `N = cwnd`
+//!   (cwnd when the window's first sample came, at least 4, at most 1024) are tested once,
+//!   when the window is full, and the next window starts empty; the mode holds in between.
 //! - a(w) and b(w) are [`super::highspeed`]'s (the RFC's table by default,
 //!   the formulas with `table = 0`, as ns-2, which the paper used); slow
 //!   start is HighSpeed's in both modes.
@@ -38,6 +42,7 @@
 //! |---|---|---|---|
 //! | `z` | Reno mode while Fisher's Z exceeds this | 3.09 | [0, 100] |
 //! | `table` | as `highspeed`: 1 table, 0 formulas | 1 | 0 or 1 |
+//! | `tumbling` | 1: one decision per window of samples (the BPF version's), 0: on every sample | 0 | 0 or 1 |
 //! | `max_ssthresh` | as `highspeed`: RFC 3742 limited slow start, packets; 0 = off | 0 | 0 or [2, 1e9] |
 
 use super::highspeed::{HighSpeed, HighSpeedConfig};
@@ -165,11 +170,13 @@ pub struct GhstcpConfig {
     pub z: f64,
     /// HighSpeed's a(w), b(w) and slow start.
     pub hs: HighSpeedConfig,
+    /// One decision per full window of samples, then a fresh window (the BPF version's way).
+    pub tumbling: bool,
 }
 
 impl Default for GhstcpConfig {
     fn default() -> Self {
-        GhstcpConfig { z: 3.09, hs: HighSpeedConfig::default() }
+        GhstcpConfig { z: 3.09, hs: HighSpeedConfig::default(), tumbling: false }
     }
 }
 
@@ -178,11 +185,13 @@ pub struct Ghstcp {
     hs: HighSpeed,
     corr: Correlation,
     mode: Mode,
+    /// With `tumbling`: the current window's size, samples (0: set at its first sample).
+    target: usize,
 }
 
 impl Ghstcp {
     pub fn new(cfg: GhstcpConfig) -> Self {
-        Ghstcp { cfg, hs: HighSpeed::new(cfg.hs), corr: Correlation::default(), mode: Mode::Hstcp }
+        Ghstcp { cfg, hs: HighSpeed::new(cfg.hs), corr: Correlation::default(), mode: Mode::Hstcp, target: 0 }
     }
 
     pub fn mode(&self) -> Mode {
@@ -197,6 +206,7 @@ impl Ghstcp {
     fn on_loss(&mut self) {
         self.mode = Mode::Hstcp;
         self.corr.clear();
+        self.target = 0;
     }
 }
 
@@ -204,13 +214,19 @@ pub fn build(p: &Params) -> Result<Box<dyn CongestionControl>, ParamError> {
     let mut r = ParamReader::new(p);
     let z = r.get("z", GhstcpConfig::default().z, 0.0, 100.0)?;
     let hs = HighSpeedConfig::read(&mut r)?;
+    let tumbling = r.get_flag("tumbling", false)?;
     r.finish()?;
-    Ok(Box::new(Ghstcp::new(GhstcpConfig { z, hs })))
+    Ok(Box::new(Ghstcp::new(GhstcpConfig { z, hs, tumbling })))
 }
 
 impl CongestionControl for Ghstcp {
     fn name(&self) -> &'static str {
         "ghstcp"
+    }
+
+    /// For tools that read the mode during a run (examples/ghstcp_mode.rs).
+    fn as_any(&self) -> Option<&dyn std::any::Any> {
+        Some(self)
     }
 
     fn ssthresh(&mut self, v: &SenderView) -> f64 {
@@ -228,8 +244,20 @@ impl CongestionControl for Ghstcp {
 
     fn pkts_acked(&mut self, v: &SenderView, s: &AckSample) {
         let Some(rtt) = s.rtt else { return };
-        let n = v.cwnd.floor().max(1.0) as usize;
         let t = rtt.secs_f64();
+        if self.cfg.tumbling {
+            if self.target == 0 {
+                self.target = (v.cwnd.floor() as usize).clamp(4, 1024);
+            }
+            self.corr.push(v.now.secs_f64() - t, t, self.target);
+            if self.corr.len() == self.target {
+                self.mode = if self.corr.z() > self.cfg.z { Mode::Reno } else { Mode::Hstcp };
+                self.corr.clear();
+                self.target = 0;
+            }
+            return;
+        }
+        let n = v.cwnd.floor().max(1.0) as usize;
         self.corr.push(v.now.secs_f64() - t, t, n);
         if n >= 4 && self.corr.len() == n {
             self.mode = if self.corr.z() > self.cfg.z { Mode::Reno } else { Mode::Hstcp };
@@ -365,6 +393,28 @@ mod tests {
     }
 
     #[test]
+    fn tumbling_windows_decide_once_per_full_window_and_hold_the_mode_in_between() {
+        let mut g = Ghstcp::new(GhstcpConfig { tumbling: true, ..GhstcpConfig::default() });
+        // Window 10: rising RTTs decide Reno at the 10th sample, and the next window starts empty.
+        feed(&mut g, 0, 9, 10.0, |i| 100.0 + i as f64);
+        assert_eq!(g.mode(), Mode::Hstcp);
+        feed(&mut g, 90, 1, 10.0, |_| 109.0);
+        assert_eq!(g.mode(), Mode::Reno);
+        assert!(g.correlation().is_empty());
+        // Nine flat RTTs: the sliding window would already hold them (and test them at once);
+        // here the mode holds until the tenth completes the window.
+        feed(&mut g, 1000, 9, 10.0, |_| 100.0);
+        assert_eq!(g.mode(), Mode::Reno);
+        feed(&mut g, 1090, 1, 10.0, |_| 100.0);
+        assert_eq!(g.mode(), Mode::Hstcp);
+        // The window's size is cwnd at its first sample: a window started at cwnd 4 decides
+        // after 4 samples even if cwnd grew meanwhile.
+        feed(&mut g, 2000, 1, 4.0, |_| 100.0);
+        feed(&mut g, 2010, 3, 50.0, |i| 101.0 + i as f64);
+        assert_eq!(g.mode(), Mode::Reno);
+    }
+
+    #[test]
     fn parameters_are_checked() {
         let mut p = Params::new();
         p.insert("z".into(), -1.0);
@@ -373,5 +423,8 @@ mod tests {
         p.insert("z".into(), 2.33);
         p.insert("table".into(), 0.0);
         assert!(build(&p).is_ok());
+        let mut p = Params::new();
+        p.insert("tumbling".into(), 2.0);
+        assert_eq!(build(&p).err().unwrap().param, "tumbling");
     }
 }

@@ -54,4 +54,29 @@ static __always_inline __u32 cclab_slow_start(struct tcp_sock *tp, __u32 acked)
 	return acked;
 }
 
+/* The state an algorithm shows user space, for the result's `cc_series` (docs/linux.md): one
+ * entry per sender socket, keyed by its local port, written when the state changes; the
+ * engine's sender reads it at each sample (endpoint.py, `StateReader`). `state` is the
+ * algorithm's own code (its name list is the REGISTRY line's `states`), `value` one number
+ * it chooses to show (0 if none). */
+struct cclab_state {
+	__u32 state;
+	__u32 value;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1024);
+	__type(key, __u32);
+	__type(value, struct cclab_state);
+} cclab_state SEC(".maps");
+
+static __always_inline void cclab_show(const struct sock *sk, __u32 state, __u32 value)
+{
+	__u32 port = sk->__sk_common.skc_num;
+	struct cclab_state s = { .state = state, .value = value };
+
+	bpf_map_update_elem(&cclab_state, &port, &s, BPF_ANY);
+}
+
 #endif

@@ -73,6 +73,14 @@ static __always_inline void ghstcp_restart(struct ghstcp *ca)
 	ca->sd = ca->st = ca->sdd = ca->stt = ca->sdt = 0;
 }
 
+/* Sets the mode, shown to user space (cc_series' state: 0 hstcp, 1 reno) when it changes. */
+static __always_inline void ghstcp_set_mode(const struct sock *sk, struct ghstcp *ca, __u32 mode)
+{
+	if (ca->mode != mode)
+		cclab_show(sk, mode, 0);
+	ca->mode = mode;
+}
+
 /* The row of window w: the first whose cwnd is >= w, or the last. */
 static __always_inline __u32 ghstcp_row(__u32 w)
 {
@@ -119,6 +127,7 @@ void BPF_PROG(cclab_ghstcp_init, struct sock *sk)
 
 	cclab_tcp_sk(sk)->snd_cwnd_cnt = 0;
 	ca->mode = GHSTCP_HSTCP;
+	cclab_show(sk, GHSTCP_HSTCP, 0);
 	ghstcp_restart(ca);
 }
 
@@ -129,7 +138,7 @@ __u32 BPF_PROG(cclab_ghstcp_ssthresh, struct sock *sk)
 	struct ghstcp *ca = ghstcp_ca(sk);
 	__u32 w = tp->snd_cwnd, i = ghstcp_row(w);
 
-	ca->mode = GHSTCP_HSTCP;
+	ghstcp_set_mode(sk, ca, GHSTCP_HSTCP);
 	ghstcp_restart(ca);
 	if (i >= GHSTCP_AIMD_ROWS)
 		return cclab_max(w / 2, 2);
@@ -199,7 +208,7 @@ void BPF_PROG(cclab_ghstcp_pkts_acked, struct sock *sk, const struct ack_sample 
 		asm volatile("" : "+r"(n)); /* the verifier must see the bound on the index used */
 		if (n > GHSTCP_N_MAX)
 			n = GHSTCP_N_MAX;
-		ca->mode = ghstcp_correlated(ca, GHSTCP_R_MIN[n]) ? GHSTCP_RENO : GHSTCP_HSTCP;
+		ghstcp_set_mode(sk, ca, ghstcp_correlated(ca, GHSTCP_R_MIN[n]) ? GHSTCP_RENO : GHSTCP_HSTCP);
 		ghstcp_restart(ca);
 	}
 }
