@@ -187,6 +187,44 @@ def compare_small_buffer(reps: int) -> None:
         _row(bpf_cc, "linux", [cclab.run(lin_sc, engine="linux") for _ in range(reps)])
 
 
+#: TCP-GT's two comparison scenarios: (rate, round trip ms, flows).
+TCPGT_SCENARIOS = (("50Mbps", 40, 1), ("100Mbps", 40, 4))
+
+
+def compare_tcpgt(reps: int) -> None:
+    """cclab_tcpgt (BPF, echo in a TCP option) against the simulator's tcp-gt (stack = "linux")."""
+    for rate, rtt, n in TCPGT_SCENARIOS:
+        print(f"\n### TCP-GT: {n} flow(s), {rate}, {rtt} ms, 1 BDP, 30 s, measured over [10 s, 30 s] ({load()})\n")
+        print("| cc | engine | goodput (Mbit/s) | mean queue (packets) | cwnd mean (packets) | retransmits | runs |")
+        print("|---|---|---:|---:|---:|---:|---:|")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            sim = cclab.run(scenario_n(rate, rtt, "tcp-gt", n, 30, 10, stack="linux"))
+        _row("tcp-gt", "sim (stack linux)", [sim])
+        runs = [cclab.run(scenario_n(rate, rtt, "cclab_tcpgt", n, 30, 10), engine="linux") for _ in range(reps)]
+        _row("cclab_tcpgt", "linux", runs)
+        _tcpgt_trace([sim] + runs, ["sim"] + [f"linux {i + 1}" for i in range(reps)])
+        for i, r in enumerate(runs):
+            s = r.summary()
+            print(f"linux {i + 1}: epochs {s['linux_bpf_epochs']:.0f}, increases {s['linux_bpf_increases']:.0f}, "
+                  f"decreases {s['linux_bpf_decreases']:.0f}, options written on data / parsed by the receiver "
+                  f"{s['linux_bpf_opt_data_written']:.0f} / {s['linux_bpf_opt_data_parsed']:.0f}, on ACKs / parsed "
+                  f"{s['linux_bpf_opt_ack_written']:.0f} / {s['linux_bpf_opt_ack_parsed']:.0f}, relay lost "
+                  f"{s['linux_relay_lost']:.0f}")
+
+
+def _tcpgt_trace(results: list, names: list) -> None:
+    """The cwnd trace over [10 s, 30 s], all flows' 100 ms samples: quartiles and the flows' spread."""
+    print("\n| run | cwnd p10 | cwnd median | cwnd p90 | per-flow mean cwnd | Jain |")
+    print("|---|---:|---:|---:|---|---:|")
+    for name, r in zip(names, results):
+        fs = r.flow_series[r.flow_series.time_s >= 10]
+        q = np.percentile(fs.cwnd.dropna(), [10, 50, 90])
+        per = fs.groupby("flow").cwnd.mean()
+        print(f"| {name} | {q[0]:.1f} | {q[1]:.1f} | {q[2]:.1f} | {', '.join(f'{v:.1f}' for v in per)} "
+              f"| {r.summary()['jain_index']:.3f} |")
+
+
 def compare(reps: int) -> None:
     print(f"\n### Kernel against simulator: 1 flow, 20 Mbit/s, 40 ms, 1 BDP, 30 s, measured over [10 s, 30 s] ({load()})\n")
     print("| cc | engine | goodput (Mbit/s) | mean queue (packets) | cwnd mean (packets) | retransmits | runs |")
@@ -230,5 +268,6 @@ if __name__ == "__main__":
         {"delay": lambda: delay(), "ceiling": lambda: ceiling(a.reps), "compare": lambda: compare(a.reps),
          "compare_bpf": lambda: compare_bpf(a.reps), "compare_papers": lambda: compare_papers(a.reps),
          "compare_small_buffer": lambda: compare_small_buffer(a.reps), "evidence_ghstcp": evidence_ghstcp,
-         "limited": lambda: limited(a.reps), "ghstcp_mode": lambda: ghstcp_mode(a.reps)}[w]()
+         "limited": lambda: limited(a.reps), "ghstcp_mode": lambda: ghstcp_mode(a.reps),
+         "compare_tcpgt": lambda: compare_tcpgt(a.reps)}[w]()
     print(f"\n({load()} at the end)")

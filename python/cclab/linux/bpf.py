@@ -34,6 +34,12 @@ class BpfCc:
     source: str
     sim_name: str
     states: Tuple[str, ...] = ()
+    #: It has a sockops program too (the testbed's cgroup, c/bpf_loader.c): started with ``Testbed.load_with_sockops``.
+    sockops: bool = False
+    #: Bytes of TCP option it adds to every data segment (the MSS is that much smaller).
+    option_bytes: int = 0
+    #: Names of the 64-bit counters in its ``.bss``, in order (the loader prints them at exit).
+    counters: Tuple[str, ...] = ()
 
 
 #: name -> algorithm; the name is the struct_ops' and the kernel's (``tcp_congestion_ops.name``).
@@ -41,6 +47,9 @@ REGISTRY: Dict[str, BpfCc] = {
     "cclab_reno": BpfCc("cclab_reno.bpf.c", "newreno"),
     "cclab_ubr": BpfCc("cclab_ubr.bpf.c", "ubr"),
     "cclab_ghstcp": BpfCc("cclab_ghstcp.bpf.c", "ghstcp", ("hstcp", "reno")),
+    "cclab_tcpgt": BpfCc("cclab_tcpgt.bpf.c", "tcp-gt", sockops=True, option_bytes=12, counters=(
+        "opt_data_written", "opt_ack_written", "opt_data_parsed", "opt_ack_parsed", "epochs", "increases",
+        "decreases", "no_storage")),
     # The papers' algorithms go here, one line each, e.g. "cclab_hrf": BpfCc("cclab_hrf.bpf.c", "hrf").
 }
 assert all(n.startswith(CC_STEM) for n in REGISTRY)
@@ -78,7 +87,10 @@ def build(name: str) -> Path:
 
 
 def register(name: str) -> int:
-    """Loads and registers ``name``; returns its struct_ops map id (unregister with ``unregister``)."""
+    """Loads and registers ``name``; returns its struct_ops map id (unregister with ``unregister``).
+    An algorithm with a sockops program goes through ``Testbed.load_with_sockops`` instead."""
+    if REGISTRY[name].sockops:
+        raise LinuxEngineError(f"{name} has a sockops program: load it with Testbed.load_with_sockops")
     obj = build(name)
     p = subprocess.run(["bpftool", "struct_ops", "register", str(obj)], capture_output=True, text=True, timeout=60)
     out = p.stdout + p.stderr  # bpftool 7.1 writes "Registered ... id N" to stderr

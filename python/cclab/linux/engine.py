@@ -173,13 +173,18 @@ def run_linux(scenario: Any, seed: Optional[int] = None) -> Result:
     t_wall = time.perf_counter()
     with Testbed(p["rate_bps"], p["limit_pkts"], p["limit_bytes"], p["fwd_s"], p["rev_s"], p["mtu"]) as tb:
         state_maps = {}
+        with_sockops = [cc for cc in sorted(set(cc_of_flow)) if cc in bpf.REGISTRY and bpf.REGISTRY[cc].sockops]
+        if len(with_sockops) > 1:
+            _fail("flows", f"{', '.join(with_sockops)}: one algorithm with a sockops program per run")
         for cc in sorted(set(cc_of_flow)):
-            if cc in bpf.REGISTRY:
+            if cc in bpf.REGISTRY and not bpf.REGISTRY[cc].sockops:
                 tb.struct_ops.append(bpf.register(cc))
                 state_maps[cc] = bpf.state_map(cc)
+        if with_sockops:  # the endpoints then run in the testbed's cgroup, where its sockops program is
+            tb.load_with_sockops(bpf.build(with_sockops[0]))
         cfg = {"addr": RCV_ADDR, "port": PORT, "duration_s": duration, "sample_interval_s": dt,
                "flows": [{"cc": cc, "start_s": f["start_s"], "stop_s": f["stop_s"],
-                          "size_bytes": None if f["size_pkts"] is None else int(f["size_pkts"]) * _mss(p["mtu"]),
+                          "size_bytes": None if f["size_pkts"] is None else int(f["size_pkts"]) * _mss(p["mtu"], cc),
                           "state_map_id": state_maps.get(cc)}
                          for f, cc in zip(flows, cc_of_flow)]}
         with tempfile.TemporaryDirectory(prefix="cclab-linux-") as tmp:
@@ -188,16 +193,17 @@ def run_linux(scenario: Any, seed: Optional[int] = None) -> Result:
             cfg["samples_path"] = str(Path(tmp) / "samples.jsonl")
             cfg["t0"] = time.monotonic() + LEAD_S
             path.write_text(json.dumps(cfg), encoding="utf-8")
-            recv = tb.spawn(tb.rcv, sys.executable, script, "recv", str(path))
+            recv = tb.spawn(tb.rcv, sys.executable, script, "recv", str(path), in_cgroup=True)
             if (recv.stdout.readline() if recv.stdout else "").strip() != "ready":
                 raise LinuxEngineError(f"the receiver did not start: {_stderr(recv)}")
-            snd = tb.spawn(tb.snd, sys.executable, script, "send", str(path))
+            snd = tb.spawn(tb.snd, sys.executable, script, "send", str(path), in_cgroup=True)
             qrows = _sample_queue(tb, cfg["t0"], dt, duration)
             _, err = snd.communicate(timeout=duration + LEAD_S + 30)
             if snd.returncode != 0:
                 raise LinuxEngineError(f"the sender failed: {err.strip().splitlines()[-1] if err.strip() else snd.returncode}")
             rout, _ = recv.communicate(timeout=10)
             lost = tb.stop_delay_line()
+            counters = tb.stop_loader() if with_sockops else []
             out = Path(cfg["samples_path"]).read_text(encoding="utf-8")
     wall = time.perf_counter() - t_wall
     rows = [json.loads(line) for line in out.splitlines() if line.strip()]
@@ -212,6 +218,9 @@ def run_linux(scenario: Any, seed: Optional[int] = None) -> Result:
     states = {i: bpf.REGISTRY[cc].states for i, cc in enumerate(cc_of_flow) if cc in bpf.REGISTRY}
     res = build_result(p, s, wall, samples, finals, qrows, dt, bool(dt_user), received, load, states)
     res._summary["linux_relay_lost"] = float(lost.get("fwd", 0) + lost.get("rev", 0)) if lost else float("nan")
+    if with_sockops:  # the BPF object's own counters (cclab_tcpgt: options written/parsed, epochs, decisions)
+        for name, v in zip(bpf.REGISTRY[with_sockops[0]].counters, counters):
+            res._summary[f"linux_bpf_{name}"] = float(v)
     if lost and lost["fwd"] + lost["rev"] > 0:
         from ..advice import CclabWarning
 
@@ -239,8 +248,9 @@ def _warn_if_limited(res: Any) -> None:
                       CclabWarning, stacklevel=3)
 
 
-def _mss(mtu: int) -> int:
-    return mtu - 52  # IPv4 20 + TCP 20 + timestamps 12 (Linux uses timestamps by default)
+def _mss(mtu: int, cc: str = "") -> int:
+    # IPv4 20 + TCP 20 + timestamps 12 (Linux uses timestamps by default) + a BPF algorithm's option.
+    return mtu - 52 - (bpf.REGISTRY[cc].option_bytes if cc in bpf.REGISTRY else 0)
 
 
 def _stderr(p: Any) -> str:

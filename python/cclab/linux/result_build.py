@@ -17,6 +17,7 @@ import pandas as pd
 
 from ..result import TABLES, Result, _empty
 from ..result_io import SCHEMA
+from . import bpf
 
 ETH = 14
 INFINITE_SSTHRESH = 0x7FFFFFFF
@@ -53,8 +54,7 @@ def build_result(p: Dict[str, Any], seed: int, wall: float, samples: List[Dict[s
     net, canonical, duration = p["net"], p["canonical"], p["duration"]
     warmup = float(net.get("warmup_s") or 0.0)
     mtu = p["mtu"]
-    mss = mtu - 52
-    wire = mtu / mss  # wire bytes per payload byte, full-size packets
+    option = {cc: bpf.REGISTRY[cc].option_bytes if cc in bpf.REGISTRY else 0 for cc in p["kernel_cc"]}
 
     by_flow: Dict[int, List[Dict[str, Any]]] = {}
     for r in samples:
@@ -65,6 +65,9 @@ def build_result(p: Dict[str, Any], seed: int, wall: float, samples: List[Dict[s
         rows = sorted(by_flow.get(i, []), key=lambda r: r["t"])
         fin = finals.get(i, {})
         start = float(f["start_s"])
+        # MSS: IPv4 20 + TCP 20 + timestamps 12, and the TCP option a BPF algorithm adds (cclab_tcpgt: 12).
+        mss = mtu - 52 - option[p["kernel_cc"][p["groups"][f["group"]]]]
+        wire = mtu / mss  # wire bytes per payload byte, full-size packets
         acked_end = int(fin.get("bytes_acked") or 0)
         completion = fin.get("completion_s")
         t_end = start + completion if completion is not None else duration

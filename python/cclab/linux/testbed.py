@@ -12,7 +12,8 @@ the host's namespace and deleting the namespaces deletes them.
 Everything the testbed creates carries ``PREFIX`` (``cclab-<pid>-``; the BPF congestion
 controls are named ``cclab_*``). One run at a time holds ``LOCK``; a new run takes it, then
 removes whatever carries the prefix (namespaces, the processes in them, registered
-``cclab_*`` struct_ops): an earlier run killed with SIGKILL cannot leave anything for long.
+``cclab_*`` struct_ops, cgroups named ``cclab-*`` with their processes and BPF programs): an
+earlier run killed with SIGKILL cannot leave anything for long.
 Teardown runs on leaving the ``with`` block (success or exception), on SIGTERM/SIGINT (turned
 into an exception in the main thread) and at interpreter exit.
 """
@@ -153,16 +154,80 @@ def registered_ccs() -> List[str]:
     return [n for n in text.split() if n.startswith(CC_STEM)]
 
 
+def cgroup2_root() -> Optional[Path]:
+    """Where the cgroup v2 hierarchy is mounted (``/sys/fs/cgroup`` on a pure-v2 host,
+    ``/sys/fs/cgroup/unified`` in the hybrid layout), or None."""
+    try:
+        mounts = Path("/proc/mounts").read_text().splitlines()
+    except OSError:
+        return None
+    roots = [Path(m.split()[1]) for m in mounts if len(m.split()) > 2 and m.split()[2] == "cgroup2"]
+    return min(roots, key=lambda r: len(r.parts)) if roots else None
+
+
+def _cgroups(include_own: bool) -> List[Path]:
+    root = cgroup2_root()
+    if root is None:
+        return []
+    return sorted(d for d in root.iterdir() if d.is_dir() and d.name.startswith(NS_STEM)
+                  and (include_own or not d.name.startswith(PREFIX)))
+
+
+def _cgroup_pids(cg: Path) -> List[int]:
+    try:
+        return [int(p) for p in (cg / "cgroup.procs").read_text().split()]
+    except OSError:
+        return []
+
+
+def remove_cgroup(cg: Path) -> List[str]:
+    """Kills the processes in a testbed cgroup (the BPF loader and endpoints), detaches any BPF
+    program still attached to it, and removes it; returns what it removed."""
+    removed = []
+    deadline = time.monotonic() + 3.0
+    while (pids := [p for p in _cgroup_pids(cg) if p != os.getpid()]) and time.monotonic() < deadline:
+        for pid in pids:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        time.sleep(0.05)
+    # A killed holder's cgroup links go with it; a program attached without a link stays: detach it.
+    if shutil.which("bpftool") is not None:
+        out = sh("bpftool", "-j", "cgroup", "show", str(cg), check=False).strip()
+        try:
+            progs = json.loads(out) if out else []
+        except ValueError:
+            progs = []
+        for prog in progs if isinstance(progs, list) else []:
+            sh("bpftool", "cgroup", "detach", str(cg), str(prog.get("attach_type")), "id", str(prog.get("id")),
+               check=False)
+            removed.append(f"bpf program {prog.get('name')} (id {prog.get('id')}) from cgroup {cg.name}")
+    for _ in range(40):
+        try:
+            cg.rmdir()
+            removed.append(f"cgroup {cg}")
+            break
+        except FileNotFoundError:
+            break
+        except OSError:
+            time.sleep(0.05)  # its last process is still exiting
+    return removed
+
+
 def cleanup_leftovers(include_own: bool = False) -> List[str]:
-    """Removes every namespace named ``cclab-*`` (and first the processes inside it) and every
-    registered ``cclab_*`` struct_ops; returns what it removed. Callers hold ``LOCK`` (or know
-    no run is going on): a running testbed's things carry the same stems."""
+    """Removes every namespace named ``cclab-*`` (and first the processes inside it), every cgroup
+    v2 named ``cclab-*`` (its processes, the BPF programs attached to it) and every registered
+    ``cclab_*`` struct_ops; returns what it removed. Callers hold ``LOCK`` (or know no run is
+    going on): a running testbed's things carry the same stems."""
     removed = []
     for ns in _namespaces():
         if ns.startswith(NS_STEM) and (include_own or not ns.startswith(PREFIX)):
             _kill_netns_pids(ns)
             sh("ip", "netns", "del", ns, check=False)
             removed.append(f"netns {ns}")
+    for cg in _cgroups(include_own):
+        removed += remove_cgroup(cg)
     live = set(registered_ccs())
     for so in registered_struct_ops():
         if so["name"] in live:  # the others are unregistered already, waiting for their sockets
@@ -228,6 +293,9 @@ class Testbed:
         self.removed_at_start: List[str] = []
         self.last_ping_summary: dict[str, float] = {}
         self._relay: Optional["subprocess.Popen[str]"] = None
+        #: The cgroup v2 the endpoints join when a BPF algorithm has a sockops program (else None).
+        self.cgroup: Optional[Path] = None
+        self._loader: Optional["subprocess.Popen[str]"] = None
 
     # -- life cycle ------------------------------------------------------------------------
 
@@ -277,6 +345,9 @@ class Testbed:
         for sid in self.struct_ops:
             sh("bpftool", "struct_ops", "unregister", "id", str(sid), check=False)
         self.struct_ops.clear()
+        if self.cgroup is not None:
+            remove_cgroup(self.cgroup)
+            self.cgroup = None
         for sig, old in self._old_handlers.items():
             signal.signal(sig, old)
         self._old_handlers.clear()
@@ -351,6 +422,46 @@ class Testbed:
         m = re.search(r"lost a->b (\d+) b->a (\d+)", err or "")
         return {"fwd": int(m.group(1)), "rev": int(m.group(2))} if m else {}
 
+    def load_with_sockops(self, obj: Path) -> Path:
+        """Creates the testbed's cgroup v2 and starts ``c/bpf_loader.c`` on the BPF object ``obj``:
+        it registers the object's congestion control and attaches its sockops program to the
+        cgroup (sharing the object's maps). Returns the cgroup; the endpoints join it before they
+        create sockets. Teardown stops the loader (which detaches and unregisters) and removes
+        the cgroup."""
+        root = cgroup2_root()
+        if root is None:
+            raise LinuxEngineError("cgroup v2 is not mounted: the sockops program of this algorithm needs one")
+        binary = compile_c(HERE / "c" / "bpf_loader.c", "bpf_loader", ("-lbpf",))
+        cg = root / f"{PREFIX}endpoints"
+        cg.mkdir(exist_ok=True)
+        self.cgroup = cg
+        p = self._loader = subprocess.Popen([str(binary), str(obj), str(cg)], stdin=subprocess.DEVNULL,
+                                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.procs.append(p)
+        for line in iter(p.stdout.readline if p.stdout else str, ""):
+            m = re.match(r"registered \S+ id (\d+)", line)
+            if m:
+                self.struct_ops.append(int(m.group(1)))
+            if line.strip() == "ready":
+                return cg
+        err = p.stderr.read() if p.stderr and p.wait(timeout=10) is not None else ""
+        raise LinuxEngineError(f"bpf_loader did not start: {err.strip() or 'no output'}")
+
+    def stop_loader(self) -> List[int]:
+        """Stops the BPF loader (it detaches the sockops program and unregisters the congestion
+        control); returns the object's counters (its ``.bss`` as 64-bit words), [] if none."""
+        p = self._loader
+        if p is None or p.poll() is not None:
+            return []
+        p.terminate()
+        try:
+            out, _ = p.communicate(timeout=10)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            out, _ = p.communicate()
+        m = re.search(r"^counters((?: \d+)*)$", out or "", re.M)
+        return [int(v) for v in m.group(1).split()] if m else []
+
     def _delay_line(self) -> None:
         binary = compile_c(HERE / "c" / "delay_line.c", "delay_line")
         p = self._relay = self.spawn(self.mid, str(binary), "m0", "m1", str(round(self.delay_fwd_s * 1e6)),
@@ -365,10 +476,14 @@ class Testbed:
     def exec(self, ns: str, *cmd: str, timeout: float = 30.0) -> str:
         return sh("ip", "netns", "exec", ns, *cmd, timeout=timeout)
 
-    def spawn(self, ns: str, *cmd: str) -> "subprocess.Popen[str]":
+    def spawn(self, ns: str, *cmd: str, in_cgroup: bool = False) -> "subprocess.Popen[str]":
         """Starts a process in a namespace (``ip netns exec`` execs it: the Popen's pid is the
-        process itself); teardown stops it."""
-        p = subprocess.Popen(["ip", "netns", "exec", ns, *cmd], stdin=subprocess.DEVNULL,
+        process itself); teardown stops it. ``in_cgroup``: it first joins the testbed's cgroup
+        (``load_with_sockops``), before ``ip netns exec``, which mounts a /sys without it."""
+        pre: List[str] = []
+        if in_cgroup and self.cgroup is not None:
+            pre = ["sh", "-c", 'echo $$ > "$0" && exec "$@"', str(self.cgroup / "cgroup.procs")]
+        p = subprocess.Popen([*pre, "ip", "netns", "exec", ns, *cmd], stdin=subprocess.DEVNULL,
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         self.procs.append(p)
         return p
