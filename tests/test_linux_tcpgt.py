@@ -139,7 +139,7 @@ def test_cclab_tcpgt_is_planned_as_the_simulators_tcp_gt_with_a_12_byte_option()
     p = engine.plan(dumbbell(), 1)
     assert p["kernel_cc"] == ["cclab_tcpgt"] and bpf.REGISTRY["cclab_tcpgt"].sim_name == "tcp-gt"
     assert bpf.REGISTRY["cclab_tcpgt"].sockops and engine._mss(1500, "cclab_tcpgt") == 1436
-    assert len(bpf.REGISTRY["cclab_tcpgt"].counters) == 8
+    assert len(bpf.REGISTRY["cclab_tcpgt"].counters) == 10
 
 
 # -- runs (root) ----------------------------------------------------------------------------------

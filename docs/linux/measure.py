@@ -209,8 +209,54 @@ def compare_tcpgt(reps: int) -> None:
             print(f"linux {i + 1}: epochs {s['linux_bpf_epochs']:.0f}, increases {s['linux_bpf_increases']:.0f}, "
                   f"decreases {s['linux_bpf_decreases']:.0f}, options written on data / parsed by the receiver "
                   f"{s['linux_bpf_opt_data_written']:.0f} / {s['linux_bpf_opt_data_parsed']:.0f}, on ACKs / parsed "
-                  f"{s['linux_bpf_opt_ack_written']:.0f} / {s['linux_bpf_opt_ack_parsed']:.0f}, relay lost "
-                  f"{s['linux_relay_lost']:.0f}")
+                  f"{s['linux_bpf_opt_ack_written']:.0f} / {s['linux_bpf_opt_ack_parsed']:.0f}, |TS - TR| > 1 ms / "
+                  f"> 2.5 ms in {s['linux_bpf_ts_tr_over_1ms']:.0f} / {s['linux_bpf_ts_tr_over_2500us']:.0f} epochs, "
+                  f"relay lost {s['linux_relay_lost']:.0f}")
+
+
+def compare_tcpgt_gso1(reps: int) -> None:
+    """compare_tcpgt with the sender's veth at gso_max_segs 1 (evidence: the GSO bursts)."""
+    from cclab.linux.testbed import Testbed
+
+    Testbed.gso_max_segs = 1
+    print("\n(sender veth: gso_max_segs 1)")
+    compare_tcpgt(reps)
+
+
+def evidence_tcpgt_gso1(reps: int) -> None:
+    """evidence_tcpgt with the sender's veth at gso_max_segs 1: no multi-segment skbs, no bursts."""
+    from cclab.linux.testbed import Testbed
+
+    Testbed.gso_max_segs = 1
+    print("\n(sender veth: gso_max_segs 1)")
+    evidence_tcpgt(reps)
+
+
+def evidence_tcpgt(reps: int) -> None:
+    """What triggers the one-flow cclab_tcpgt's decreases: one flow, 50Mbps, 40 ms, 30 s, 20 ms
+    samples. A decrease is a window drop of 5 packets or more between two samples. TCP-GT decreases
+    when TR exceeds rtt_min by 0.05 TR rtt_base / rtt = 2.5 ms at 40 ms, 10.4 packets of queue at
+    50 Mbit/s: a decrease with less queue than that in the 200 ms before it was set off by delay
+    the bottleneck queue did not make."""
+    print(f"\n### Evidence: TCP-GT's decreases, 1 flow, 50Mbps, 40 ms, 30 s, over [10 s, 30 s] ({load()})\n")
+    print("| run | decreases | with < 10.4 packets queued in the 200 ms before | window before them (packets) "
+          "| largest queue before them (packets) | cwnd mean | goodput (Mbit/s) |")
+    print("|---|---:|---:|---|---|---:|---:|")
+    for name, eng, cc in [("sim (stack linux)", "sim", "tcp-gt")] + [(f"linux {i + 1}", "linux", "cclab_tcpgt")
+                                                                     for i in range(reps)]:
+        sc = scenario_n("50Mbps", 40, cc, 1, 30, 10, stack="linux" if eng == "sim" else "cclab")
+        sc["sample_interval"] = "20ms"
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            r = cclab.run(sc, engine=eng)
+        fs = r.flow_series[r.flow_series.time_s >= 10].set_index("time_s")
+        q = r.queue_series.set_index("time_s").len_pkts.reindex(fs.index).to_numpy(dtype=float)
+        c = fs.cwnd.to_numpy(dtype=float)
+        idx = [i for i in range(1, len(c)) if c[i - 1] - c[i] >= 5 and (i < 2 or c[i - 2] - c[i - 1] < 5)]
+        qmax = [float(np.nanmax(q[max(0, i - 10):i + 1])) for i in idx]
+        print(f"| {name} | {len(idx)} | {sum(x < 10.4 for x in qmax)} | {', '.join(f'{c[i - 1]:.0f}' for i in idx)} "
+              f"| {', '.join(f'{x:.0f}' for x in qmax)} | {np.nanmean(c):.1f} "
+              f"| {r.summary()['total_goodput_bps'] / 1e6:.2f} |")
 
 
 def _tcpgt_trace(results: list, names: list) -> None:
@@ -269,5 +315,7 @@ if __name__ == "__main__":
          "compare_bpf": lambda: compare_bpf(a.reps), "compare_papers": lambda: compare_papers(a.reps),
          "compare_small_buffer": lambda: compare_small_buffer(a.reps), "evidence_ghstcp": evidence_ghstcp,
          "limited": lambda: limited(a.reps), "ghstcp_mode": lambda: ghstcp_mode(a.reps),
-         "compare_tcpgt": lambda: compare_tcpgt(a.reps)}[w]()
+         "compare_tcpgt": lambda: compare_tcpgt(a.reps), "evidence_tcpgt": lambda: evidence_tcpgt(a.reps),
+         "evidence_tcpgt_gso1": lambda: evidence_tcpgt_gso1(a.reps),
+         "compare_tcpgt_gso1": lambda: compare_tcpgt_gso1(a.reps)}[w]()
     print(f"\n({load()} at the end)")

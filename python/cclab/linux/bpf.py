@@ -49,7 +49,7 @@ REGISTRY: Dict[str, BpfCc] = {
     "cclab_ghstcp": BpfCc("cclab_ghstcp.bpf.c", "ghstcp", ("hstcp", "reno")),
     "cclab_tcpgt": BpfCc("cclab_tcpgt.bpf.c", "tcp-gt", sockops=True, option_bytes=12, counters=(
         "opt_data_written", "opt_ack_written", "opt_data_parsed", "opt_ack_parsed", "epochs", "increases",
-        "decreases", "no_storage")),
+        "decreases", "no_storage", "ts_tr_over_1ms", "ts_tr_over_2500us")),
     # The papers' algorithms go here, one line each, e.g. "cclab_hrf": BpfCc("cclab_hrf.bpf.c", "hrf").
 }
 assert all(n.startswith(CC_STEM) for n in REGISTRY)

@@ -161,7 +161,10 @@ def build_result(p: Dict[str, Any], seed: int, wall: float, samples: List[Dict[s
     if keep_series:
         prev_q: Optional[Dict[str, Any]] = None
         for q in qrows:
-            qseries.append({"time_s": q["t"], "link": bn, "len_pkts": q["qlen"], "len_bytes": q["backlog"] - ETH * q["qlen"],
+            # Clamped at 0: runs sampled every 10-50 ms failed here on a negative value (backlog
+            # below 14 bytes per queued packet in one tc sample; the cause was not examined).
+            qseries.append({"time_s": q["t"], "link": bn, "len_pkts": q["qlen"],
+                            "len_bytes": max(0, q["backlog"] - ETH * q["qlen"]),
                             "throughput_bps": 0.0 if prev_q is None else (ip_bytes(q) - ip_bytes(prev_q)) * 8 / dt,
                             "avg_pkts": float("nan"), "max_p": float("nan"),
                             "arrivals": q["packets"] + q["drops"] + q["qlen"], "drops": q["drops"]})

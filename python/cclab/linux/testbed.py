@@ -272,6 +272,10 @@ def _raise_stop(signum: int, _frame: Any) -> None:
 
 class Testbed:
     __test__ = False  # not a pytest class, whatever a test module imports it as
+    #: Set to 1 for evidence runs only (docs/linux.md, cclab_tcpgt): the sender's veth then takes
+    #: skbs of one segment; by default TCP builds multi-segment (GSO) skbs, segmented in software
+    #: and sent back to back.
+    gso_max_segs: Optional[int] = None
 
     """The three namespaces, the bottleneck and the delay line, as a context manager.
 
@@ -369,6 +373,8 @@ class Testbed:
                 # relay and make the bottleneck count super-packets: one wire packet per skb.
                 self.exec(ns, "ethtool", "-K", dev, "tx", "off", "tso", "off", "gso", "off", "gro", "off")
                 sh("ip", "-n", ns, "link", "set", "dev", dev, "up")
+        if self.gso_max_segs is not None:
+            sh("ip", "-n", self.snd, "link", "set", "dev", "s0", "gso_max_segs", str(self.gso_max_segs))
         sh("ip", "-n", self.snd, "addr", "add", f"{SND_ADDR}/24", "dev", "s0")
         sh("ip", "-n", self.rcv, "addr", "add", f"{RCV_ADDR}/24", "dev", "r0")
         # Static neighbours: no ARP exchange through the delay line at the start of a flow.

@@ -120,6 +120,8 @@ struct tcpgt_counters {
 	__u64 increases;         /* Algorithm 1 decisions: increase */
 	__u64 decreases;         /* and decrease */
 	__u64 no_storage;        /* a hook found no sk_storage (should stay 0) */
+	__u64 ts_tr_over_1ms;    /* epochs whose TS and TR differ by more than 1 ms (path noise: */
+	__u64 ts_tr_over_2500us; /* TS - TR is the change of the ACK path's delay; the simulator's is 0) */
 } cclab_counters;
 
 static __always_inline void count(__u64 *c)
@@ -276,6 +278,12 @@ static __always_inline void tcpgt_end_epoch(struct sock *sk, struct tcpgt *st)
 		__u64 rtt = st->rtt_count ? st->rtt_sum / st->rtt_count : ts;
 		__u64 rtt_min = 0;
 		__u64 cwnd = tp->snd_cwnd;
+		__u64 gap = ts > tr ? ts - tr : tr - ts;
+
+		if (gap > 1000)
+			count(&cclab_counters.ts_tr_over_1ms);
+		if (gap > 2500)
+			count(&cclab_counters.ts_tr_over_2500us);
 
 		if (st->rtt_low) {
 			__u32 k = st->minima_next;
