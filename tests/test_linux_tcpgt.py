@@ -25,6 +25,9 @@ import cclab
 from cclab.linux import bpf, engine
 from cclab.linux.testbed import NS_STEM, Testbed as Bed, cgroup2_root, missing_requirements, registered_ccs
 
+# Another run may use the testbed at the same time (it waits for the lock): the checks name
+# cclab_tcpgt rather than asserting that no cclab_* algorithm is registered.
+
 ROOT = Path(__file__).resolve().parents[1]
 BPF_DIR = ROOT / "python/cclab/linux/bpf"
 ENV = {**os.environ, "PYTHONPATH": str(Path(cclab.__file__).resolve().parents[1])}
@@ -164,7 +167,17 @@ def test_one_tcpgt_flow_fills_the_link_with_a_small_queue_and_its_echo_ends_an_e
     # buffer (1 BDP), where a loss-based algorithm fills it: TCP-GT decreases on delay, not loss.
     assert res.flows.loc[0, "goodput_bps"] > 0.85 * 50e6
     assert s["bottleneck_mean_queue_pkts"] < 0.1 * 167 and s["bottleneck_drops"] == 0
-    assert not registered_ccs() and not our_cgroups()
+    assert "cclab_tcpgt" not in registered_ccs() and not our_cgroups()
+    # The simulator's tcp-gt (Linux profile) in the same 8 s: the window within 20 % (30-s runs
+    # differ by 4-10 %, docs/linux.md; 4 s hold only three of its cycles) and the queue within 5 packets.
+    sim_sc = dumbbell("8s")
+    sim_sc["flows"][0].update(cc="tcp-gt", stack="linux")
+    sim = cclab.run(sim_sc)
+    def late(r: cclab.Result) -> float:
+        return float(r.flow_series[r.flow_series.time_s >= 4].cwnd.mean())
+
+    assert late(res) == pytest.approx(late(sim), rel=0.2)
+    assert abs(s["bottleneck_mean_queue_pkts"] - sim.summary()["bottleneck_mean_queue_pkts"]) < 5
 
 
 CHILD = """
@@ -209,12 +222,12 @@ def test_a_new_start_removes_the_cgroup_and_registration_that_a_sigkilled_run_an
     child.send_signal(signal.SIGKILL)
     child.wait()
     # Nothing could clean: the cgroup and the registration remain (the loader's cgroup link went with it)...
-    assert cg.is_dir() and registered_ccs() == ["cclab_tcpgt"]
+    assert cg.is_dir() and "cclab_tcpgt" in registered_ccs()
     # ...until the next start removes them.
     with Bed(20e6, 50, None, 0.01, 0.01) as tb:
         assert f"cgroup {cg}" in tb.removed_at_start
         assert any(r.startswith("struct_ops cclab_tcpgt") for r in tb.removed_at_start)
-    assert not cg.exists() and not registered_ccs() and not our_cgroups()
+    assert not cg.exists() and "cclab_tcpgt" not in registered_ccs() and not our_cgroups()
 
 
 @needs_sockops
@@ -226,7 +239,7 @@ def test_the_loader_undoes_its_attachments_when_its_run_is_sigkilled() -> None:
     deadline = time.monotonic() + 5
     while _alive(loader) and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert not _alive(loader) and not registered_ccs() and "cclab_tcpgt" not in _attached(cg)
+    assert not _alive(loader) and "cclab_tcpgt" not in registered_ccs() and "cclab_tcpgt" not in _attached(cg)
     # The empty cgroup is what remains; a new start removes it.
     with Bed(20e6, 50, None, 0.01, 0.01) as tb:
         assert f"cgroup {cg}" in tb.removed_at_start
@@ -238,4 +251,4 @@ def test_sigterm_removes_the_cgroup_the_program_and_the_registration() -> None:
     child, _, cg, loader = _start_child()
     child.send_signal(signal.SIGTERM)
     child.wait(timeout=20)
-    assert not cg.exists() and not _alive(loader) and not registered_ccs()
+    assert not cg.exists() and not _alive(loader) and "cclab_tcpgt" not in registered_ccs()
