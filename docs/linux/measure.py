@@ -211,7 +211,9 @@ def compare_tcpgt(reps: int) -> None:
                   f"{s['linux_bpf_opt_data_written']:.0f} / {s['linux_bpf_opt_data_parsed']:.0f}, on ACKs / parsed "
                   f"{s['linux_bpf_opt_ack_written']:.0f} / {s['linux_bpf_opt_ack_parsed']:.0f}, |TS - TR| > 1 ms / "
                   f"> 2.5 ms in {s['linux_bpf_ts_tr_over_1ms']:.0f} / {s['linux_bpf_ts_tr_over_2500us']:.0f} epochs, "
-                  f"relay lost {s['linux_relay_lost']:.0f}")
+                  f"relay lost {s['linux_relay_lost']:.0f}, largest app- / sndbuf- / rwnd-limited share "
+                  f"{100 * s['linux_app_limited_max']:.1f} / {100 * s['linux_sndbuf_limited_max']:.1f} / "
+                  f"{100 * s['linux_rwnd_limited_max']:.1f} %")
 
 
 def compare_tcpgt_gso1(reps: int) -> None:

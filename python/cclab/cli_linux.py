@@ -54,8 +54,8 @@ app.add_typer(linux_app, name="linux")
 
 @linux_app.command("cleanup")
 def linux_cleanup() -> None:
-    """Remove everything a Linux-engine run left (cclab-* namespaces and their processes, cclab_*
-    struct_ops); waits for a run in progress to finish first."""
+    """Remove everything a Linux-engine run left (cclab-* namespaces and cgroups and their processes,
+    cclab_* struct_ops); waits for a run in progress to finish first."""
     from .linux.errors import LinuxEngineError
     from .linux.testbed import _Lock, cleanup_leftovers, missing_requirements
 

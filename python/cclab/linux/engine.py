@@ -141,6 +141,9 @@ def plan(sc: Scenario, seed: int) -> Dict[str, Any]:
                                                   "(the testbed's access links are unlimited veths)")
             if l["role"] == "access" and l["queue"]["capacity_pkts"] is not None:
                 _fail(f"flows[{gi}].access_buffer", "access links have no queue of their own on Linux")
+    with_sockops = sorted({cc for cc in kernel_names if cc in bpf.REGISTRY and bpf.REGISTRY[cc].sockops})
+    if len(with_sockops) > 1:  # one cgroup, one loader
+        _fail("flows", f"{', '.join(with_sockops)}: one algorithm with a sockops program per run")
     sizes = {f["packet_size"] for f in flows}
     if len(sizes) > 1:
         _fail("flows[1].packet_size", "all flows share the testbed's MTU: give every group the same packet_size")
@@ -174,8 +177,6 @@ def run_linux(scenario: Any, seed: Optional[int] = None) -> Result:
     with Testbed(p["rate_bps"], p["limit_pkts"], p["limit_bytes"], p["fwd_s"], p["rev_s"], p["mtu"]) as tb:
         state_maps = {}
         with_sockops = [cc for cc in sorted(set(cc_of_flow)) if cc in bpf.REGISTRY and bpf.REGISTRY[cc].sockops]
-        if len(with_sockops) > 1:
-            _fail("flows", f"{', '.join(with_sockops)}: one algorithm with a sockops program per run")
         for cc in sorted(set(cc_of_flow)):
             if cc in bpf.REGISTRY and not bpf.REGISTRY[cc].sockops:
                 tb.struct_ops.append(bpf.register(cc))

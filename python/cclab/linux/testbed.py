@@ -272,10 +272,6 @@ def _raise_stop(signum: int, _frame: Any) -> None:
 
 class Testbed:
     __test__ = False  # not a pytest class, whatever a test module imports it as
-    #: Set to 1 for evidence runs only (docs/linux.md, cclab_tcpgt): the sender's veth then takes
-    #: skbs of one segment; by default TCP builds multi-segment (GSO) skbs, segmented in software
-    #: and sent back to back.
-    gso_max_segs: Optional[int] = None
 
     """The three namespaces, the bottleneck and the delay line, as a context manager.
 
@@ -283,6 +279,11 @@ class Testbed:
     of them; neither: a pfifo of 100,000 packets, "unlimited"). ``delay_fwd_s``/``delay_rev_s``:
     one-way propagation delay sender->receiver and back. ``mtu``: of every veth.
     """
+
+    #: Set to 1 for evidence runs only (docs/linux.md, cclab_tcpgt): the sender's veth then takes
+    #: skbs of one segment; by default TCP builds multi-segment (GSO) skbs, segmented in software
+    #: and sent back to back.
+    gso_max_segs: Optional[int] = None
 
     def __init__(self, rate_bps: float, limit_pkts: Optional[int], limit_bytes: Optional[int],
                  delay_fwd_s: float, delay_rev_s: float, mtu: int = 1500) -> None:
