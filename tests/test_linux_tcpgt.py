@@ -187,12 +187,16 @@ from cclab.linux import bpf
 with Testbed(20e6, 50, None, 0.01, 0.01) as tb:
     cg = tb.load_with_sockops(bpf.build("cclab_tcpgt"))
     print(PREFIX, cg, tb._loader.pid, flush=True)
+    if sys.argv[1] == "raise":
+        time.sleep(0.5)
+        raise RuntimeError("a failure inside the run")
     time.sleep(60)
 """
 
 
-def _start_child() -> tuple[subprocess.Popen, str, Path, int]:
-    child = subprocess.Popen([sys.executable, "-c", CHILD], stdout=subprocess.PIPE, text=True, env=ENV)
+def _start_child(mode: str = "sleep") -> tuple[subprocess.Popen, str, Path, int]:
+    child = subprocess.Popen([sys.executable, "-c", CHILD, mode], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                             text=True, env=ENV)
     words = child.stdout.readline().split()
     child.stdout.close()
     if not words:
@@ -247,8 +251,10 @@ def test_the_loader_undoes_its_attachments_when_its_run_is_sigkilled() -> None:
 
 
 @needs_sockops
-def test_sigterm_removes_the_cgroup_the_program_and_the_registration() -> None:
-    child, _, cg, loader = _start_child()
-    child.send_signal(signal.SIGTERM)
+@pytest.mark.parametrize("how", ["SIGTERM", "SIGINT (Ctrl-C)", "an exception"])
+def test_a_stopped_or_failed_run_removes_the_cgroup_the_program_and_the_registration(how: str) -> None:
+    child, _, cg, loader = _start_child("raise" if how == "an exception" else "sleep")
+    if how != "an exception":
+        child.send_signal(signal.SIGTERM if how == "SIGTERM" else signal.SIGINT)
     child.wait(timeout=20)
     assert not cg.exists() and not _alive(loader) and "cclab_tcpgt" not in registered_ccs()
