@@ -110,7 +110,8 @@ struct {
 	__type(value, struct tcpgt);
 } tcpgt_sk SEC(".maps");
 
-/* Counters the loader prints when it exits (cclab.linux.bpf.COUNTERS names them, in order). */
+/* Counters the loader prints when it exits (named, in order, by the `counters` of cclab_tcpgt's
+ * line in cclab.linux.bpf.REGISTRY). */
 struct tcpgt_counters {
 	__u64 opt_data_written;  /* options written on the sender's segments */
 	__u64 opt_ack_written;   /* options written on the receiver's segments */
