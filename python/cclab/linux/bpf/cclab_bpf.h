@@ -79,4 +79,23 @@ static __always_inline void cclab_show(const struct sock *sk, __u32 state, __u32
 	bpf_map_update_elem(&cclab_state, &port, &s, BPF_ANY);
 }
 
+/* Congestion avoidance's additive increase as the kernel's tcp_cong_avoid_ai(): the counter
+ * snd_cwnd_cnt accumulates `inc` and each full `w` of it adds one packet; a counter that w shrank
+ * below (a loss since it grew) adds one and restarts. With w = cwnd and inc = a * acked this is
+ * a packets per RTT, exact in integers; with w and a both scaled by 2^k, a fractional a. */
+static __always_inline void cclab_cong_avoid_ai(struct tcp_sock *tp, __u32 w, __u32 inc)
+{
+	if (tp->snd_cwnd_cnt >= w) {
+		tp->snd_cwnd_cnt = 0;
+		tp->snd_cwnd = cclab_min(tp->snd_cwnd + 1, tp->snd_cwnd_clamp);
+	}
+	tp->snd_cwnd_cnt += inc;
+	if (tp->snd_cwnd_cnt >= w && w > 0) {
+		__u32 delta = tp->snd_cwnd_cnt / w;
+
+		tp->snd_cwnd_cnt -= delta * w;
+		tp->snd_cwnd = cclab_min(tp->snd_cwnd + delta, tp->snd_cwnd_clamp);
+	}
+}
+
 #endif

@@ -55,19 +55,7 @@ void BPF_PROG(cclab_reno_cong_avoid, struct sock *sk, __u32 ack, __u32 acked)
 			return;
 	}
 	/* Congestion avoidance: one packet per cwnd packets acknowledged (times a). */
-	__u32 w = tp->snd_cwnd;
-
-	if (tp->snd_cwnd_cnt >= w) { /* w shrank since the counter grew: count from zero */
-		tp->snd_cwnd_cnt = 0;
-		tp->snd_cwnd = cclab_min(tp->snd_cwnd + 1, tp->snd_cwnd_clamp);
-	}
-	tp->snd_cwnd_cnt += acked * RENO_A;
-	if (tp->snd_cwnd_cnt >= w && w > 0) {
-		__u32 delta = tp->snd_cwnd_cnt / w;
-
-		tp->snd_cwnd_cnt -= delta * w;
-		tp->snd_cwnd = cclab_min(tp->snd_cwnd + delta, tp->snd_cwnd_clamp);
-	}
+	cclab_cong_avoid_ai(tp, tp->snd_cwnd, acked * RENO_A);
 }
 
 SEC("struct_ops/cclab_reno_undo_cwnd")
