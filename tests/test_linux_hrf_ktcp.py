@@ -119,6 +119,10 @@ def test_cclab_hrf_on_one_80_ms_flow_follows_the_simulator_and_grows_by_ci_not_r
     reno = float(np.sum(0.1 / srtt))
     assert grown == pytest.approx(ci, rel=0.10)
     assert grown > 1.2 * reno
+    # And the BPF program says so itself (cclab_show): buffered at (nearly) every late sample.
+    cs = lin.cc_series[lin.cc_series.time_s >= WARMUP]
+    assert set(lin.cc_series.state) <= {"vacant", "buffered"} and len(cs) >= 0.9 * len(late)
+    assert (cs.state == "buffered").mean() > 0.9
 
 
 @needs_bpf
@@ -139,6 +143,11 @@ def test_cclab_ktcp_on_one_80_ms_flow_holds_its_window_at_nine_tenths_of_the_las
     # before the hold, which is at most one 100 ms sample of growth (~5 packets) below w1.
     w1 = fs[fs.index < l0].loc[2:].max()
     assert 0.9 * w1 <= ll + 1 <= 0.9 * (w1 + 6)
+    # The program shows its phase (cclab_show): holding inside the flat stretch, not after it.
+    cs = lin.cc_series.set_index("time_s").state
+    assert set(cs) <= {"free", "rising", "holding"}
+    assert (cs[(cs.index > l0 + 0.05) & (cs.index < l1 - 0.05)] == "holding").all()
+    assert (cs[cs.index > l1 + 0.15] != "holding").all()
 
 
 @needs_bpf
@@ -158,4 +167,6 @@ def test_the_section_5_2_variants_load_and_carry_traffic_side_by_side() -> None:
     assert res.summary()["linux_relay_lost"] == 0 and res.summary()["bottleneck_utilization"] > 0.9
     for f in (0, 1):
         assert res.flow_series[res.flow_series.flow == f].cwnd.max() > 100  # out of slow start's first RTTs
+    # Each shows its mode from its own map (the engine finds it by the programs' name prefix).
+    assert set(res.cc_series.flow) == {0, 1} and set(res.cc_series.state) <= {"vacant", "buffered"}
     assert not registered_ccs()

@@ -50,10 +50,10 @@ REGISTRY: Dict[str, BpfCc] = {
     "cclab_tcpgt": BpfCc("cclab_tcpgt.bpf.c", "tcp-gt", sockops=True, option_bytes=12, counters=(
         "opt_data_written", "opt_ack_written", "opt_data_parsed", "opt_ack_parsed", "epochs", "increases",
         "decreases", "no_storage", "ts_tr_over_1ms", "ts_tr_over_2500us")),
-    "cclab_hrf": BpfCc("cclab_hrf.bpf.c", "hrf"),
-    "cclab_w_cr_reno": BpfCc("cclab_w_cr_reno.bpf.c", "w+cr+reno"),  # cclab_hrf.h, paper 001 section 5.2
-    "cclab_w_cr_cr": BpfCc("cclab_w_cr_cr.bpf.c", "w+cr+cr"),
-    "cclab_ktcp": BpfCc("cclab_ktcp.bpf.c", "ktcp"),
+    "cclab_hrf": BpfCc("cclab_hrf.bpf.c", "hrf", ("vacant", "buffered")),
+    "cclab_w_cr_reno": BpfCc("cclab_w_cr_reno.bpf.c", "w+cr+reno", ("vacant", "buffered")),  # cclab_hrf.h, 001 5.2
+    "cclab_w_cr_cr": BpfCc("cclab_w_cr_cr.bpf.c", "w+cr+cr", ("vacant", "buffered")),
+    "cclab_ktcp": BpfCc("cclab_ktcp.bpf.c", "ktcp", ("free", "rising", "holding")),
     # A new algorithm: its file in bpf/ and one line here.
 }
 assert all(n.startswith(CC_STEM) for n in REGISTRY)

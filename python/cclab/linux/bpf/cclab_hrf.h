@@ -34,6 +34,8 @@
  * - Eq. (17): cwnd * RTT_min / RTT in 64 bits, floor; cwnd / 2 floor (the simulator keeps the
  *   fractions; the kernel's window is whole packets).
  * - No cc_params on the Linux engine: rtt_ref and rtt_tol are the Rust defaults, compiled in.
+ * - The mode is shown to user space (cclab_show, cc_series' state `vacant` or `buffered`) when
+ *   a congestion-avoidance ACK decides another one than the last.
  *
  * | parameter | meaning                                              | value | fixed point       |
  * |-----------|------------------------------------------------------|-------|-------------------|
@@ -54,14 +56,29 @@
 #error "define HRF_BUFFERED (HRF_RENO, HRF_CR or HRF_CI) and HRF_OPS before including cclab_hrf.h"
 #endif
 
+/* The programs are named <HRF_OPS>_<hook> (cclab_hrf_init, ...): the engine finds an algorithm's
+ * programs, and so its cclab_state map, by that prefix (bpf.py `state_map`). */
+#define HRF_STR2(x) #x
+#define HRF_STR(x) HRF_STR2(x)
+#define HRF_CAT2(a, b) a##_##b
+#define HRF_CAT(a, b) HRF_CAT2(a, b)
+#define HRF_FN(hook) HRF_CAT(HRF_OPS, hook)
+#define HRF_PROG2(fn, args...) SEC("struct_ops/" HRF_STR(fn)) BPF_PROG(fn, args)
+#define HRF_PROG(hook, args...) HRF_PROG2(HRF_FN(hook), args)
+
 #define HRF_RTT_REF_US 40000ull
 #define HRF_TOL_NUM 101ull /* 1 + rtt_tol = 101 / 100 */
 #define HRF_TOL_DEN 100ull
 #define HRF_SRTT_MAX_US (1ull << 26)
 #define HRF_A_MAX (1u << 20)
 
+/* The mode shown to user space (cclab_show: cc_series' state, the REGISTRY line's names). */
+#define HRF_VACANT 0
+#define HRF_QUEUED 1
+
 struct hrf {
 	__u32 last_rtt_us; /* the latest RTT sample, 0 before the first */
+	__u32 mode;        /* HRF_VACANT or HRF_QUEUED, as last decided */
 };
 
 _Static_assert(sizeof(struct hrf) <= 104, "icsk_ca_priv holds 104 bytes");
@@ -77,17 +94,24 @@ static __always_inline __u32 hrf_rtt_min(const struct tcp_sock *tp)
 	return tp->rtt_min.s[0].v;
 }
 
-/* Packets added per RTT in congestion avoidance, 1/1024 packet (hrf.rs `Hrf::per_rtt`). */
-static __always_inline __u32 hrf_per_rtt(const struct tcp_sock *tp)
+/* Packets added per RTT in congestion avoidance, 1/1024 packet (hrf.rs `Hrf::per_rtt`); the
+ * mode it decided is shown when it changes. */
+static __always_inline __u32 hrf_per_rtt(const struct sock *sk, const struct tcp_sock *tp)
 {
 	__u64 srtt = tp->srtt_us >> 3, m = hrf_rtt_min(tp), a;
+	struct hrf *ca = hrf_ca(sk);
+	__u32 mode;
 	int rule;
 
 	if (srtt == 0 || m == 0 || m == ~0u) /* no RTT sample yet: Reno */
 		return CCLAB_ONE;
 	if (srtt > HRF_SRTT_MAX_US)
 		srtt = HRF_SRTT_MAX_US;
-	rule = srtt * HRF_TOL_DEN <= m * HRF_TOL_NUM ? HRF_CR : HRF_BUFFERED; /* vacant: CR */
+	mode = srtt * HRF_TOL_DEN <= m * HRF_TOL_NUM ? HRF_VACANT : HRF_QUEUED;
+	if (mode != ca->mode)
+		cclab_show(sk, mode, 0);
+	ca->mode = mode;
+	rule = mode == HRF_VACANT ? HRF_CR : HRF_BUFFERED;
 	if (rule == HRF_CR) /* eq. (3) with eq. (7): k SRTT^2 = (SRTT / RTT_ref)^2 */
 		a = (srtt * srtt << CCLAB_SHIFT) / (HRF_RTT_REF_US * HRF_RTT_REF_US);
 	else if (rule == HRF_CI) /* eq. (5) with eq. (14): k' SRTT = SRTT / (RTT_ref + q) */
@@ -97,16 +121,16 @@ static __always_inline __u32 hrf_per_rtt(const struct tcp_sock *tp)
 	return a > HRF_A_MAX ? HRF_A_MAX : (__u32)a;
 }
 
-SEC("struct_ops/hrf_init")
-void BPF_PROG(hrf_init, struct sock *sk)
+void HRF_PROG(init, struct sock *sk)
 {
 	hrf_ca(sk)->last_rtt_us = 0;
+	hrf_ca(sk)->mode = HRF_VACANT; /* as the simulator's before any sample */
+	cclab_show(sk, HRF_VACANT, 0);
 	cclab_tcp_sk(sk)->snd_cwnd_cnt = 0;
 }
 
 /* Eq. (17): max(RTT_min / RTT cwnd, cwnd / 2), at least 2 (hrf.rs `ssthresh`). */
-SEC("struct_ops/hrf_ssthresh")
-__u32 BPF_PROG(hrf_ssthresh, struct sock *sk)
+__u32 HRF_PROG(ssthresh, struct sock *sk)
 {
 	const struct tcp_sock *tp = cclab_tcp_sk(sk);
 	__u32 w = tp->snd_cwnd, rtt = hrf_ca(sk)->last_rtt_us, m = hrf_rtt_min(tp), out = w / 2;
@@ -116,8 +140,7 @@ __u32 BPF_PROG(hrf_ssthresh, struct sock *sk)
 	return cclab_max(out, 2);
 }
 
-SEC("struct_ops/hrf_cong_avoid")
-void BPF_PROG(hrf_cong_avoid, struct sock *sk, __u32 ack, __u32 acked)
+void HRF_PROG(cong_avoid, struct sock *sk, __u32 ack, __u32 acked)
 {
 	struct tcp_sock *tp = cclab_tcp_sk(sk);
 	__u64 inc;
@@ -130,35 +153,30 @@ void BPF_PROG(hrf_cong_avoid, struct sock *sk, __u32 ack, __u32 acked)
 			return;
 	}
 	/* a / cwnd per acknowledged packet: window and a both in 1/1024 packet. */
-	inc = (__u64)acked * hrf_per_rtt(tp);
+	inc = (__u64)acked * hrf_per_rtt(sk, tp);
 	cclab_cong_avoid_ai(tp, tp->snd_cwnd << CCLAB_SHIFT, inc > 0x7fffffffu ? 0x7fffffffu : (__u32)inc);
 }
 
-SEC("struct_ops/hrf_pkts_acked")
-void BPF_PROG(hrf_pkts_acked, struct sock *sk, const struct ack_sample *sample)
+void HRF_PROG(pkts_acked, struct sock *sk, const struct ack_sample *sample)
 {
 	if (sample->rtt_us > 0)
 		hrf_ca(sk)->last_rtt_us = sample->rtt_us;
 }
 
-SEC("struct_ops/hrf_undo_cwnd")
-__u32 BPF_PROG(hrf_undo_cwnd, struct sock *sk)
+__u32 HRF_PROG(undo_cwnd, struct sock *sk)
 {
 	const struct tcp_sock *tp = cclab_tcp_sk(sk);
 
 	return cclab_max(tp->snd_cwnd, tp->prior_cwnd);
 }
 
-#define HRF_STR2(x) #x
-#define HRF_STR(x) HRF_STR2(x)
-
 SEC(".struct_ops")
 struct tcp_congestion_ops HRF_OPS = {
-	.init = (void *)hrf_init,
-	.ssthresh = (void *)hrf_ssthresh,
-	.cong_avoid = (void *)hrf_cong_avoid,
-	.pkts_acked = (void *)hrf_pkts_acked,
-	.undo_cwnd = (void *)hrf_undo_cwnd,
+	.init = (void *)HRF_FN(init),
+	.ssthresh = (void *)HRF_FN(ssthresh),
+	.cong_avoid = (void *)HRF_FN(cong_avoid),
+	.pkts_acked = (void *)HRF_FN(pkts_acked),
+	.undo_cwnd = (void *)HRF_FN(undo_cwnd),
 	.name = HRF_STR(HRF_OPS),
 };
 

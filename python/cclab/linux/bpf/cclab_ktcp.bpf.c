@@ -33,6 +33,8 @@
  *   (within one ACK's packets of the simulator).
  * - The rise ends when the kernel's whole window reaches w2 (cwnd * 1024 >= w2): up to one
  *   packet later than the simulator's fractional window; both then hold at floor(w2).
+ * - The phase is shown to user space when it changes (cclab_show: cc_series' state `free`,
+ *   `rising` or `holding`).
  * - No cc_params on the Linux engine: alpha and low_window are the Rust defaults for
  *   HighSpeed, tc_max 0 (T_c unbounded, up to the 65535 above).
  *
@@ -69,6 +71,14 @@ static __always_inline struct ktcp *ktcp_ca(const struct sock *sk)
 	return (struct ktcp *)((struct inet_connection_sock *)sk)->icsk_ca_priv;
 }
 
+/* Sets the phase, shown to user space with T_c (cc_series' state: free, rising, holding). */
+static __always_inline void ktcp_set_phase(const struct sock *sk, struct ktcp *ca, __u32 phase)
+{
+	if (ca->phase != phase)
+		cclab_show(sk, phase, ca->tc);
+	ca->phase = phase;
+}
+
 SEC("struct_ops/cclab_ktcp_init")
 void BPF_PROG(cclab_ktcp_init, struct sock *sk)
 {
@@ -76,6 +86,7 @@ void BPF_PROG(cclab_ktcp_init, struct sock *sk)
 
 	__builtin_memset(ca, 0, sizeof(*ca));
 	cclab_tcp_sk(sk)->snd_cwnd_cnt = 0;
+	cclab_show(sk, KTCP_FREE, 0);
 }
 
 /* A loss ends any period; the next rise aims at alpha times this window (ktcp `on_reduction`). */
@@ -86,7 +97,7 @@ __u32 BPF_PROG(cclab_ktcp_ssthresh, struct sock *sk)
 	struct ktcp *ca = ktcp_ca(sk);
 
 	ca->w2_fp = (__u32)(((__u64)tp->snd_cwnd << CCLAB_SHIFT) * KTCP_ALPHA_NUM / KTCP_ALPHA_DEN);
-	ca->phase = ca->w2_fp > (HSTCP_LOW_WINDOW << CCLAB_SHIFT) ? KTCP_RISING : KTCP_FREE;
+	ktcp_set_phase(sk, ca, ca->w2_fp > (HSTCP_LOW_WINDOW << CCLAB_SHIFT) ? KTCP_RISING : KTCP_FREE);
 	return hstcp_ssthresh(tp->snd_cwnd);
 }
 
@@ -102,7 +113,7 @@ void BPF_PROG(cclab_ktcp_cong_avoid, struct sock *sk, __u32 ack, __u32 acked)
 			tp->snd_cwnd = cclab_min(ca->level, tp->snd_cwnd_clamp);
 			return;
 		}
-		ca->phase = KTCP_FREE; /* more than B sent: HighSpeed runs unrestrained */
+		ktcp_set_phase(sk, ca, KTCP_FREE); /* more than B sent: HighSpeed runs unrestrained */
 	}
 	if (!cclab_is_cwnd_limited(tp))
 		return;
@@ -120,7 +131,7 @@ void BPF_PROG(cclab_ktcp_cong_avoid, struct sock *sk, __u32 ack, __u32 acked)
 		ca->level = cclab_max(ca->w2_fp >> CCLAB_SHIFT, before);
 		ca->b_fp = tc * tc * ca->w2_fp;
 		ca->sent_at = tp->data_segs_out;
-		ca->phase = KTCP_HOLDING;
+		ktcp_set_phase(sk, ca, KTCP_HOLDING);
 		tp->snd_cwnd = cclab_min(ca->level, tp->snd_cwnd_clamp);
 	}
 }
@@ -144,7 +155,7 @@ void BPF_PROG(cclab_ktcp_cwnd_event, struct sock *sk, enum tcp_ca_event ev)
 
 	if (ev == CA_EVENT_LOSS) {
 		ca->tc = 0;
-		ca->phase = KTCP_FREE;
+		ktcp_set_phase(sk, ca, KTCP_FREE);
 	}
 }
 
