@@ -54,6 +54,18 @@ static __always_inline __u32 cclab_slow_start(struct tcp_sock *tp, __u32 acked)
 	return acked;
 }
 
+/* The common head of a cong_avoid (the kernel's tcp_reno_cong_avoid): nothing while the window
+ * does not limit the sender; slow start below ssthresh. Returns the packets of this ACK left for
+ * congestion avoidance (0: none). */
+static __always_inline __u32 cclab_acked_for_ca(struct tcp_sock *tp, __u32 acked)
+{
+	if (!cclab_is_cwnd_limited(tp))
+		return 0;
+	if (cclab_in_slow_start(tp))
+		return cclab_slow_start(tp, acked);
+	return acked;
+}
+
 /* The state an algorithm shows user space, for the result's `cc_series` (docs/linux.md): one
  * entry per sender socket, keyed by its local port, written when the state changes; the
  * engine's sender reads it at each sample (endpoint.py, `StateReader`). `state` is the

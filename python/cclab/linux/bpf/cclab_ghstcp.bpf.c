@@ -134,13 +134,9 @@ void BPF_PROG(cclab_ghstcp_cong_avoid, struct sock *sk, __u32 ack, __u32 acked)
 	struct tcp_sock *tp = cclab_tcp_sk(sk);
 	struct ghstcp *ca = ghstcp_ca(sk);
 
-	if (!cclab_is_cwnd_limited(tp))
+	acked = cclab_acked_for_ca(tp, acked);
+	if (!acked)
 		return;
-	if (cclab_in_slow_start(tp)) {
-		acked = cclab_slow_start(tp, acked);
-		if (!acked)
-			return;
-	}
 	/* Congestion avoidance: a per cwnd packets acknowledged, a = a(w) or 1 (Reno mode). */
 	hstcp_increase(tp, acked, ca->mode == GHSTCP_RENO ? 1 : hstcp_a(tp->snd_cwnd));
 }

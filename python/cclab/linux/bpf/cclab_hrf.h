@@ -145,13 +145,9 @@ void HRF_PROG(cong_avoid, struct sock *sk, __u32 ack, __u32 acked)
 	struct tcp_sock *tp = cclab_tcp_sk(sk);
 	__u64 inc;
 
-	if (!cclab_is_cwnd_limited(tp))
+	acked = cclab_acked_for_ca(tp, acked);
+	if (!acked)
 		return;
-	if (cclab_in_slow_start(tp)) {
-		acked = cclab_slow_start(tp, acked);
-		if (!acked)
-			return;
-	}
 	/* a / cwnd per acknowledged packet: window and a both in 1/1024 packet. */
 	inc = (__u64)acked * hrf_per_rtt(sk, tp);
 	cclab_cong_avoid_ai(tp, tp->snd_cwnd << CCLAB_SHIFT, inc > 0x7fffffffu ? 0x7fffffffu : (__u32)inc);

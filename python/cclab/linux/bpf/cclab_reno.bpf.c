@@ -47,13 +47,9 @@ void BPF_PROG(cclab_reno_cong_avoid, struct sock *sk, __u32 ack, __u32 acked)
 {
 	struct tcp_sock *tp = cclab_tcp_sk(sk);
 
-	if (!cclab_is_cwnd_limited(tp))
+	acked = cclab_acked_for_ca(tp, acked);
+	if (!acked)
 		return;
-	if (cclab_in_slow_start(tp)) {
-		acked = cclab_slow_start(tp, acked);
-		if (!acked)
-			return;
-	}
 	/* Congestion avoidance: one packet per cwnd packets acknowledged (times a). */
 	cclab_cong_avoid_ai(tp, tp->snd_cwnd, acked * RENO_A);
 }
