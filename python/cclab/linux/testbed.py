@@ -271,14 +271,14 @@ def _raise_stop(signum: int, _frame: Any) -> None:
 
 
 class Testbed:
-    __test__ = False  # not a pytest class, whatever a test module imports it as
-
     """The three namespaces, the bottleneck and the delay line, as a context manager.
 
     ``rate_bps``: bottleneck rate. ``limit_pkts`` / ``limit_bytes``: its drop-tail buffer (one
     of them; neither: a pfifo of 100,000 packets, "unlimited"). ``delay_fwd_s``/``delay_rev_s``:
     one-way propagation delay sender->receiver and back. ``mtu``: of every veth.
     """
+
+    __test__ = False  # not a pytest class, whatever a test module imports it as
 
     #: Set to 1 for evidence runs only (docs/linux.md, cclab_tcpgt): the sender's veth then takes
     #: skbs of one segment; by default TCP builds multi-segment (GSO) skbs, segmented in software
@@ -371,7 +371,9 @@ class Testbed:
             for dev in devs:
                 sh("ip", "-n", ns, "link", "set", "dev", dev, "mtu", str(self.mtu))
                 # Frames larger than the MTU (TSO/GSO/GRO) or with partial checksums break the
-                # relay and make the bottleneck count super-packets: one wire packet per skb.
+                # relay and make the bottleneck count super-packets. With them off each skb the
+                # device gets is one wire packet (TCP still builds multi-segment skbs; the stack
+                # segments them in software before the device).
                 self.exec(ns, "ethtool", "-K", dev, "tx", "off", "tso", "off", "gso", "off", "gro", "off")
                 sh("ip", "-n", ns, "link", "set", "dev", dev, "up")
         if self.gso_max_segs is not None:
