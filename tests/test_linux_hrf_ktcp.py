@@ -10,7 +10,7 @@ The three comparisons with the simulator's runs within those tolerances run only
 ``CCLAB_LINUX_COMPARE=1`` (by hand, on a quiet machine, as docs/linux/measure_hrf_ktcp.py does):
 they are real-time measurements, and one full-suite run missed all three at once (one HRF flow
 at 43.7 of 50 Mbit/s, KTCP's mean window 429.5 against 458.1, four HRF flows at 94.0 of 100
-Mbit/s) while the same tests passed on their own minutes later; why is open (docs/linux.md). A
+Mbit/s), and run alone minutes later two of them passed; why is open (docs/linux.md). A
 CI that fails on a draw like that says nothing about the code.
 """
 
