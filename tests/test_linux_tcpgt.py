@@ -256,5 +256,13 @@ def test_a_stopped_or_failed_run_removes_the_cgroup_the_program_and_the_registra
     child, _, cg, loader = _start_child("raise" if how == "an exception" else "sleep")
     if how != "an exception":
         child.send_signal(signal.SIGTERM if how == "SIGTERM" else signal.SIGINT)
-    child.wait(timeout=20)
+    # Generous: in one full-suite run the SIGINT child was still running after 20 s, and the same
+    # test passed 4 times alone in 5 s; why is not known (teardown unregisters a struct_ops, which
+    # waits for an RCU grace period). A child that does not finish is killed, not left running.
+    try:
+        child.wait(timeout=60)
+    except subprocess.TimeoutExpired:
+        child.kill()
+        child.wait()
+        raise
     assert not cg.exists() and not _alive(loader) and "cclab_tcpgt" not in registered_ccs()
