@@ -32,7 +32,7 @@ import signal
 import subprocess
 import time
 from pathlib import Path
-from typing import Any, List, Optional
+from typing import Any, List, Optional, Tuple
 
 from .errors import LinuxEngineError
 
@@ -236,6 +236,17 @@ def cleanup_leftovers(include_own: bool = False) -> List[str]:
     return removed
 
 
+def _stop(p: subprocess.Popen, timeout: float) -> Tuple[Optional[str], Optional[str]]:
+    """SIGTERM to a helper process (delay line, BPF loader), which prints its last words as it
+    exits; SIGKILL if it has not within ``timeout`` s. Returns its (stdout, stderr)."""
+    p.terminate()
+    try:
+        return p.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        return p.communicate()
+
+
 class _Lock:
     def __init__(self) -> None:
         self.fd: Optional[int] = None
@@ -422,12 +433,7 @@ class Testbed:
         p = self._relay
         if p is None or p.poll() is not None:
             return {}
-        p.terminate()
-        try:
-            _, err = p.communicate(timeout=5)
-        except subprocess.TimeoutExpired:
-            p.kill()
-            _, err = p.communicate()
+        _, err = _stop(p, 5)
         m = re.search(r"lost a->b (\d+) b->a (\d+)", err or "")
         return {"fwd": int(m.group(1)), "rev": int(m.group(2))} if m else {}
 
@@ -462,12 +468,7 @@ class Testbed:
         p = self._loader
         if p is None or p.poll() is not None:
             return []
-        p.terminate()
-        try:
-            out, _ = p.communicate(timeout=10)
-        except subprocess.TimeoutExpired:
-            p.kill()
-            out, _ = p.communicate()
+        out, _ = _stop(p, 10)
         m = re.search(r"^counters((?: \d+)*)$", out or "", re.M)
         return [int(v) for v in m.group(1).split()] if m else []
 
