@@ -160,6 +160,27 @@ def sync() -> None:
             print(f"| {bpf_cc} | linux | {int(d.name.rsplit('-', 1)[1]) + 1} | {e} | {m:.2f} |")
 
 
+def honesty(reps: int) -> None:
+    """The test file's four-HRF-flow run (tests/test_linux_hrf_ktcp.py: 100 Mbit/s, 40 ms, 10 s), on
+    Linux only, with what says whether a run was honest: link use, the starvation flag's shares and
+    the frames the delay line lost."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tests"))
+    import test_linux_hrf_ktcp as t
+
+    print(f"\n### Four cclab_hrf flows, 100 Mbit/s, 40 ms, 10 s: is each run honest? ({load()})\n")
+    print("| run | goodput (Mbit/s) | utilization | app-limited max | sndbuf-limited max | rwnd-limited max "
+          "| frames lost by the delay line | mean queue (pkts) |")
+    print("|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for k in range(reps):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            s = cclab.run(t.scenario("cclab_hrf", rate="100Mbps", rtt_ms=40, flows=4, duration=10.0),
+                          engine="linux").summary()
+        print(f"| {k + 1} | {s['total_goodput_bps'] / 1e6:.2f} | {s['bottleneck_utilization']:.4f} "
+              f"| {s['linux_app_limited_max']:.3f} | {s['linux_sndbuf_limited_max']:.3f} "
+              f"| {s['linux_rwnd_limited_max']:.3f} | {s['linux_relay_lost']:.0f} | {s['bottleneck_mean_queue_pkts']:.1f} |")
+
+
 if __name__ == "__main__":
     ap = argparse.ArgumentParser()
     ap.add_argument("what", nargs="*", default=["compare"])
@@ -170,5 +191,5 @@ if __name__ == "__main__":
     for w in a.what:
         {"compare": lambda: compare(a.reps), "compare1": lambda: compare(a.reps, scenarios=SCENARIOS[:1]),
          "compare4": lambda: compare(a.reps, scenarios=SCENARIOS[1:]), "variants": lambda: variants(a.reps), "losses": lambda: losses(a.reps),
-         "sync": sync}[w]()
+         "sync": sync, "honesty": lambda: honesty(a.reps)}[w]()
     print(f"\n({load()} at the end)")
