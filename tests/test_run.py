@@ -217,3 +217,22 @@ def test_an_invalid_scenario_fails_the_run_with_the_field_named(quick):
     with pytest.raises(cclab.ScenarioError) as e:
         cclab.run(quick)
     assert e.value.field == "flows[0].rtt"
+
+
+def test_a_run_whose_queue_outgrows_the_memory_budget_stops_with_memory_budget_error(monkeypatch):
+    """TCP-GT's eq. (15) as printed, at a 1 s RTT, grows its window by millions of packets
+    behind an unlimited access buffer: with a 64 MiB budget the run stops, in one line, with a
+    MemoryBudgetError (a ScenarioError on the field `run`) that survives pickling as itself."""
+    import pickle
+
+    monkeypatch.setenv("CCLAB_MEMORY_LIMIT", "64MiB")
+    sc = {"duration": "20s", "topology": {"kind": "dumbbell", "bottleneck": {"rate": "500Mbps", "delay": "1ms",
+                                                                              "buffer": "1bdp"}},
+          "flows": [{"cc": "tcp-gt", "count": 10, "rtt": "1000ms", "packet_size": "1000B"}]}
+    with pytest.raises(cclab.MemoryBudgetError) as e:
+        cclab.run(sc, seed=1)
+    err = e.value
+    assert isinstance(err, cclab.ScenarioError) and err.field == "run" and "\n" not in str(err)
+    assert "memory passed this process's budget of 0.07 GB" in str(err) and "of 20s" in str(err)
+    back = pickle.loads(pickle.dumps(err))
+    assert type(back) is cclab.MemoryBudgetError and back.field == "run" and str(back) == str(err)

@@ -199,3 +199,59 @@ def test_scipy_t_quantile_equals_the_old_values(confidence):
         assert t_quantile(confidence, dof) == pytest.approx(old, rel=1e-10), dof
     with pytest.raises(ValueError, match="df: invalid value 0"):
         t_quantile(confidence, 0)
+
+
+def run_needing_memory_alone(scenario, seed):
+    """A run function for the workers: a cubic run stops for memory (MemoryBudgetError, as a run
+    whose queue outgrows its share of the budget) the first time, and again whenever another run
+    is in progress beside it, or always in the scenario "never-fits". Each run marks itself in
+    progress in a folder shared by the workers; every attempt of a cubic run appends the number of
+    runs beside it to a log there."""
+    shared = Path(os.environ["CCLAB_TEST_SHARED"])
+    me = shared / f"{os.getpid()}-{time.monotonic_ns()}"
+    me.touch()
+    try:
+        time.sleep(0.5)
+        if scenario["flows"][0]["cc"] == "cubic":
+            log = shared / "attempts.log"
+            first = not log.exists()
+            others = [p for p in shared.iterdir() if p != me and p != log]
+            with open(log, "a") as f:
+                f.write(f"{len(others)}\n")
+            if first or others or scenario.get("name") == "never-fits":
+                raise cclab.MemoryBudgetError("run: (the simulation's memory passed ...); accepted: ...")
+        return cclab.run(scenario, seed=seed)
+    finally:
+        me.unlink()
+
+
+@pytest.mark.parametrize("fits_alone", [True, False])
+def test_a_run_stopped_for_memory_beside_others_is_retried_alone(tmp_path, monkeypatch, fits_alone):
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    monkeypatch.setenv("CCLAB_TEST_SHARED", str(shared))
+    monkeypatch.setenv("CCLAB_STORE", str(tmp_path / "store"))
+    base = dict(BASE, duration="1s", name="fits-alone" if fits_alone else "never-fits")
+    jobs = [Job(dict(base, flows=[dict(BASE["flows"][0], cc=cc)]), 1, tag=cc, run=run_needing_memory_alone)
+            for cc in ("newreno", "cubic", "htcp", "bic")]
+    done = run_jobs(jobs, workers=2)
+    assert sorted(d.job.tag for d in done) == ["bic", "cubic", "htcp", "newreno"]  # each once
+    cubic = next(d for d in done if d.job.tag == "cubic")
+    beside = [int(n) for n in (shared / "attempts.log").read_text().split()]
+    # Tried twice: the second time alone, and only then reported.
+    assert len(beside) == 2 and beside[1] == 0, beside
+    assert all(d.ok for d in done if d.job.tag != "cubic")
+    if fits_alone:
+        assert cubic.ok, cubic.error
+    else:
+        assert not cubic.ok and cubic.error.startswith("MemoryBudgetError: run:"), cubic.error
+
+
+def test_workers_share_the_memory_budget_unless_the_user_set_it(monkeypatch):
+    from cclab.runner import memory_shares
+
+    monkeypatch.delenv("CCLAB_MEMORY_LIMIT", raising=False)
+    each, whole = memory_shares(4)
+    assert 0 < each <= whole // 4 and whole > 0
+    monkeypatch.setenv("CCLAB_MEMORY_LIMIT", "8GiB")
+    assert memory_shares(4) is None

@@ -21,7 +21,7 @@ from .cc import AlgorithmError, CcObservation, CongControl, CongestionControl, P
 from .plots import compare, plot_sweep
 from .result import Result, load
 from .run import run
-from .scenario import ScenarioError, check, load_scenario, to_toml
+from .scenario import MemoryBudgetError, ScenarioError, check, load_scenario, to_toml
 from .sweep import Sweep, SweepError, load_sweep, sweep, sweep_stats
 
 __version__: str = _core.__version__
@@ -31,6 +31,7 @@ __all__ = [
     "CcObservation",
     "CongControl",
     "CongestionControl",
+    "MemoryBudgetError",
     "PluginError",
     "Result",
     "ScenarioError",

@@ -24,6 +24,10 @@ class ScenarioError(ValueError):
     accepted: str
     """What the field accepts."""
 
+class MemoryBudgetError(ScenarioError):
+    """A run stopped because its memory passed the process's budget or the machine ran short of
+    memory (a queue that grows without bound); on the field ``run``. Runners retry it alone."""
+
 class Sim:
     """One simulation, advanced in steps so Python can show progress and stay interruptible."""
 

@@ -13,6 +13,8 @@ processes). ``run_jobs``:
 - survives a worker that dies (killed, out of memory, a crash in the core): the jobs that were
   running are tried again one at a time, so the one that kills its worker is found and reported
   as failed with how the worker died, and the others go on;
+- shares the memory budget among the workers (``memory_shares``), and tries a run that stopped
+  for memory beside others (MemoryBudgetError) again alone, with the whole budget;
 - makes the workers die with this process (``workers.py``): killing only the parent stops them.
 
 A job that raises is reported as failed (its error in one line and its traceback); the others
@@ -24,10 +26,12 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import functools
+import os
 import re
 import time
 import traceback
-from typing import Any, Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence
+from pathlib import Path
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Set
 
 from .progress import Bar
 from .workers import Dask, dask_client, kill_pool, process_pool, worker_death
@@ -177,16 +181,53 @@ class _Failed:
     error: str
     traceback: str
     exception: Optional[BaseException] = None
+    #: It stopped for memory (MemoryBudgetError): alone, it may fit.
+    memory: bool = False
 
     def __reduce__(self) -> Any:
-        return (_Failed, (self.error, self.traceback))
+        return (_Failed, (self.error, self.traceback, None, self.memory))
 
 
-def _call(work: Callable[[Job], Any], job: Job) -> Any:
+def _call(work: Callable[[Job], Any], job: Job, memory_limit: Optional[int] = None) -> Any:
+    """``work(job)``, or what failed. ``memory_limit``: the run's memory budget in bytes
+    (CCLAB_MEMORY_LIMIT while it runs), where the runner shares the machine among workers."""
+    from ._core import MemoryBudgetError
+
+    before = os.environ.get(_LIMIT_VAR)
+    if memory_limit is not None:
+        os.environ[_LIMIT_VAR] = f"{memory_limit}B"
     try:
         return work(job)
     except Exception as e:  # noqa: BLE001 - a failed job is reported; the others go on
-        return _Failed(one_line(e), traceback.format_exc(), e)
+        return _Failed(one_line(e), traceback.format_exc(), e, isinstance(e, MemoryBudgetError))
+    finally:
+        if memory_limit is not None:
+            if before is None:
+                os.environ.pop(_LIMIT_VAR, None)
+            else:
+                os.environ[_LIMIT_VAR] = before
+
+
+_LIMIT_VAR = "CCLAB_MEMORY_LIMIT"
+
+
+def memory_shares(workers: int) -> Optional[tuple[int, int]]:
+    """The memory budget of a run beside ``workers - 1`` others and of a run alone, bytes: 80 %
+    of the memory available now, divided among the workers or whole (the core takes 80 % of
+    what is available when a run starts, and runs started together would each take it against
+    the same free memory). ``None`` when the user set CCLAB_MEMORY_LIMIT (it applies to every
+    run as it is) or /proc/meminfo cannot be read."""
+    if _LIMIT_VAR in os.environ:
+        return None
+    try:
+        text = Path("/proc/meminfo").read_text()
+    except OSError:
+        return None
+    for line in text.splitlines():
+        if line.startswith("MemAvailable:"):
+            whole = int(line.split()[1]) * 1024 // 10 * 8
+            return whole // max(workers, 1), whole
+    return None
 
 
 def _done(job: Job, out: Any) -> Done:
@@ -294,14 +335,20 @@ def _on_processes(todo: List[Job], workers: int, work: Callable[[Job], Any], ini
     # queued when it is done, and then read it from the store.
     firsts, waiting = dedupe([_store_key(j) or f"#{i}" for i, j in enumerate(todo)])
     queue: List[int] = list(firsts)  # indices into todo, longest first
-    suspects: List[int] = []  # in flight when a worker died: tried again one at a time
+    # In flight when a worker died, or stopped for memory beside other runs (each process's
+    # budget is taken against the same free memory): tried again one at a time.
+    suspects: List[int] = []
     inflight: Dict[Any, int] = {}
+    solo: Set[int] = set()  # submitted with nothing else in flight
     n = min(workers, len(firsts))
     pool = process_pool(n, init)
     ever_finished = breaks = 0
 
+    shares = memory_shares(n)
+
     def submit(i: int) -> None:
-        inflight[pool.submit(_call, work, todo[i])] = i
+        limit = None if shares is None else shares[1] if i in solo else shares[0]
+        inflight[pool.submit(_call, work, todo[i], limit)] = i
 
     def finish(d: Done, i: int) -> None:
         report(d)
@@ -316,6 +363,7 @@ def _on_processes(todo: List[Job], workers: int, work: Callable[[Job], Any], ini
             # has little to cancel, and a worker that dies takes few jobs with it.
             alone = bool(suspects)
             if alone and not inflight:
+                solo.add(suspects[0])
                 submit(suspects.pop(0))
             while not alone and queue and len(inflight) < 2 * n:
                 submit(queue.pop(0))
@@ -334,6 +382,9 @@ def _on_processes(todo: List[Job], workers: int, work: Callable[[Job], Any], ini
                     continue
                 except Exception as e:  # noqa: BLE001 - e.g. the job does not pickle
                     out = _Failed(one_line(e), traceback.format_exc())
+                if isinstance(out, _Failed) and out.memory and n > 1 and i not in solo:
+                    suspects.append(i)
+                    continue
                 ever_finished += 1
                 finish(_done(todo[i], out), i)
             if broken:

@@ -18,11 +18,12 @@ from pathlib import Path
 from typing import Any, Dict, Optional, Tuple, Union
 
 from . import _core
-from ._core import ScenarioError
+from ._core import MemoryBudgetError, ScenarioError
 
 __all__ = [
     "Scenario",
     "ScenarioError",
+    "MemoryBudgetError",
     "SEED_MAX",
     "check",
     "load_scenario",
@@ -39,14 +40,14 @@ SEED_MAX = 2**64 - 1
 _SEED_ACCEPTED = f"a whole number from 0 to 2**64-1 ({SEED_MAX})"
 
 
-def _rebuild_error(message: str, field: str, value: str, accepted: str) -> ScenarioError:
-    e = ScenarioError(message)
+def _rebuild_error(message: str, field: str, value: str, accepted: str, memory: bool = False) -> ScenarioError:
+    e = (MemoryBudgetError if memory else ScenarioError)(message)
     e.field, e.value, e.accepted = field, value, accepted
     return e
 
 
 def _reduce_error(self: ScenarioError) -> tuple[Any, ...]:
-    return (_rebuild_error, (str(self), self.field, self.value, self.accepted))
+    return (_rebuild_error, (str(self), self.field, self.value, self.accepted, isinstance(self, MemoryBudgetError)))
 
 
 # The binding creates the exception type as `_core.ScenarioErrorPy` (see
@@ -57,6 +58,7 @@ def _reduce_error(self: ScenarioError) -> tuple[Any, ...]:
 ScenarioError.__name__ = ScenarioError.__qualname__ = "ScenarioError"
 ScenarioError.__module__ = "cclab._core"
 ScenarioError.__reduce__ = _reduce_error  # type: ignore[method-assign,assignment]
+MemoryBudgetError.__module__ = "cclab._core"
 
 
 #: The longest value shown in an error (as the Rust core's errors), in characters.

@@ -30,13 +30,24 @@ const EVENTS_PER_CHECK: u64 = 200_000;
 create_exception!(cclab._core, ScenarioError, PyValueError, "A scenario field failed validation.");
 create_exception!(
     cclab._core,
+    MemoryBudgetError,
+    ScenarioError,
+    "A run stopped because its memory passed the process's budget or the machine ran short of memory \
+     (a queue that grows without bound). Runners retry it alone."
+);
+create_exception!(
+    cclab._core,
     AlgorithmError,
     PyRuntimeError,
     "A congestion control written in Python or loaded from a plugin failed in one of its hooks; the run stopped."
 );
 
 fn scenario_err(py: Python<'_>, e: CoreError) -> PyErr {
-    let err = ScenarioError::new_err(e.to_string());
+    with_fields(py, ScenarioError::new_err(e.to_string()), e)
+}
+
+/// The error with the ScenarioError's attributes `field`, `value` and `accepted` set from `e`.
+fn with_fields(py: Python<'_>, err: PyErr, e: CoreError) -> PyErr {
     let v = err.value(py);
     let _ = v.setattr("field", e.field);
     let _ = v.setattr("value", e.value);
@@ -81,10 +92,24 @@ fn fits(py: Python<'_>, sc: Scenario) -> PyResult<Scenario> {
     Ok(sc)
 }
 
+/// A run stopped for memory: MemoryBudgetError (a ScenarioError on the field `run`).
+fn memory_err(py: Python<'_>, what: String, built: &Built) -> PyErr {
+    let now = built.sim.now();
+    let e = CoreError::new(
+        "run",
+        format!("{what} at {now} of {}: a queue grows without bound)", built.duration),
+        "finite buffers where packets arrive faster than they leave (buffer, access_buffer, a graph link's \
+         buffer), lower rates or a shorter duration; CCLAB_MEMORY_LIMIT sets the budget",
+    );
+    with_fields(py, MemoryBudgetError::new_err(e.to_string()), e)
+}
+
 /// Why a run stopped before its end.
 enum Stop {
     /// The memory budget, bytes, was passed.
     Memory(usize),
+    /// The machine ran short of memory while the run held these bytes.
+    MachineShort(usize),
     /// The trace's bound was reached or its pcap could not be written: (field, message).
     Trace((&'static str, String)),
 }
@@ -219,8 +244,12 @@ impl Sim {
                 } else if n > EVENTS_PER_CHECK {
                     step.0 = (step.0 / 2).max(1);
                 }
-                if let Some(b) = budget.filter(|&b| memory::live() > b) {
+                let live = memory::live();
+                if let Some(b) = budget.filter(|&b| live > b) {
                     return Some(Stop::Memory(b));
+                }
+                if live > memory::MACHINE_CHECK_FLOOR && memory::machine_short() {
+                    return Some(Stop::MachineShort(live));
                 }
                 if let Some(e) = sim.trace_error() {
                     return Some(Stop::Trace(e));
@@ -249,23 +278,19 @@ impl Sim {
                     ),
                 ))
             }
-            Some(Stop::Memory(b)) => {
-                let now = built.sim.now();
-                Err(scenario_err(
-                    py,
-                    CoreError::new(
-                        "run",
-                        format!(
-                            "(the simulation's memory passed this process's budget of {:.2} GB at {now} of {}: a queue \
-                             grows without bound)",
-                            b as f64 / 1e9,
-                            built.duration
-                        ),
-                        "finite buffers where packets arrive faster than they leave (buffer, access_buffer, a graph \
-                         link's buffer), lower rates or a shorter duration; CCLAB_MEMORY_LIMIT sets the budget",
-                    ),
-                ))
-            }
+            Some(Stop::Memory(b)) => Err(memory_err(
+                py,
+                format!("(the simulation's memory passed this process's budget of {:.2} GB", b as f64 / 1e9),
+                built,
+            )),
+            Some(Stop::MachineShort(live)) => Err(memory_err(
+                py,
+                format!(
+                    "(the machine ran short of memory (under 10 % available) while the simulation held {:.2} GB",
+                    live as f64 / 1e9
+                ),
+                built,
+            )),
         }
     }
 
@@ -445,6 +470,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Sim>()?;
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add("AlgorithmError", m.py().get_type::<AlgorithmError>())?;
+    m.add("MemoryBudgetError", m.py().get_type::<MemoryBudgetError>())?;
     m.add_class::<pycc::PyView>()?;
     m.add_class::<pycc::PyAckSample>()?;
     m.add_class::<pycc::PyRateSample>()?;

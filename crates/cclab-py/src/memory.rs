@@ -52,6 +52,25 @@ pub fn live() -> usize {
     LIVE.load(Relaxed)
 }
 
+/// Bytes a run must hold before the machine's memory is checked as well as its own budget:
+/// below it a run is not what exhausts the machine.
+pub const MACHINE_CHECK_FLOOR: usize = 256 << 20;
+
+/// Whether the machine is running out of memory: `MemAvailable` below 10 % of `MemTotal`.
+/// The budget is taken when a run is built, against what is available then; runs in parallel processes (`cclab reproduce -j 2`, a sweep on processes) each
+/// take it against the same free memory, and together they could exhaust the machine
+/// before any passes its own (cclab.runner divides the budget among its workers; other
+/// programs do not). The run that notices first stops (a runner may retry it alone); the
+/// kernel's OOM killer would otherwise kill a process outright. `false` where
+/// /proc/meminfo cannot be read.
+pub fn machine_short() -> bool {
+    let Ok(m) = std::fs::read_to_string("/proc/meminfo") else { return false };
+    match (proc_kb(&m, "MemAvailable:"), proc_kb(&m, "MemTotal:")) {
+        (Some(avail), Some(total)) => avail < total / 10,
+        _ => false,
+    }
+}
+
 /// A number from a line `Name:   123 kB` of a /proc file, in bytes.
 fn proc_kb(text: &str, name: &str) -> Option<usize> {
     let line = text.lines().find(|l| l.starts_with(name))?;
