@@ -182,6 +182,20 @@ VARIANT_WHY = ("Default: it keeps the earlier full form's runs (10 seeds, four d
                "retransmissions, reset by a timeout).")
 
 
+#: The cause a setting of the variants is, when the variant without it explains a failing check
+#: (``_ablate``): one sentence per setting, the same for every check and figure it moves, so that a
+#: report lists one cause once, however many checks it explains.
+SETTING_CAUSES: Dict[str, str] = {
+    "jitter": "the send jitter: it spreads the DropTail queue's drops over the flows, so that they also reach "
+              "a KTCP flow while it holds its window (each such loss sets w2 to alpha times the held window)",
+    "no jitter": "no send jitter: the DropTail queue's drops fall in a fixed phase with the flows' growth and "
+                 "spare a KTCP flow while it holds its window",
+    "unbounded": "T_c unbounded: a KTCP flow's holds lengthen with every fast retransmit until a timeout, and "
+                 "can outlast the intervals between losses",
+    "bounded": "T_c capped: a KTCP flow's holds stay short, and it soon grows back into the drops",
+}
+
+
 def _select(data: Mapping[str, pd.DataFrame], jitter: bool, tc_max: int, seeds: Optional[int] = None,
             ds: Optional[Sequence[int]] = None) -> Dict[str, pd.DataFrame]:
     """The tables of one variant: its jitter setting; the KTCP runs with its bound on T_c and the
@@ -222,8 +236,8 @@ def _ablate(check: Check, others: Mapping[str, Tuple[str, Optional[Check]]], cau
     """``check`` (failing in one variant) explained by the same check in a variant that differs in
     one setting, when it passes or closes enough of the gap there. ``others``: that setting's change
     in words -> (the name of this variant's setting the change removes: "jitter", "no jitter",
-    "unbounded", "bounded"; the other variant's check); ``causes``: the cause, in this check's
-    words, for each such setting (a setting without one is not blamed)."""
+    "unbounded", "bounded"; the other variant's check); ``causes``: the cause each such setting is
+    (``SETTING_CAUSES``; a setting without one is not blamed)."""
     if check.holds:
         return check
     for change, (setting, other) in others.items():

@@ -49,50 +49,6 @@ Q14 = "KTCP can prevent a burst of packet drops over a wide range of d"
 #: The other variants run at these delays with this many seeds (quick form: d = 10 ms): enough for
 #: the short-d claims, which are the ones the settings move.
 SEEDS_VAR = 3
-#: Why a check differs under one variant, in the check's own words, by the setting the other
-#: variant removes (see ``paper002_fig6_8.CAUSES``); a setting is blamed only when removing it makes
-#: the check pass or closes most of its gap.
-CAUSES: Dict[str, Dict[str, str]] = {
-    "hs": {
-        "no jitter": "without send jitter the single SACK flow and the single HSTCP+KTCP flow lose packets in "
-                     "a fixed phase, which sets the SACK flow's share against the held window",
-        "jitter": "with send jitter the lone SACK flow's share against HSTCP+KTCP depends on whether the "
-                  "jittered drops catch the held window",
-        "unbounded": "with T_c unbounded the lone HSTCP+KTCP flow's holds grow and decide what one SACK flow "
-                     "gains against it",
-        "bounded": "with T_c capped the lone HSTCP+KTCP flow's holds stay short and one SACK flow gains little "
-                   "against it",
-    },
-    "cubic": {
-        "no jitter": "without send jitter CUBIC+KTCP and the SACK flow meet the queue's drops in a fixed phase, "
-                     "which sets what KTCP's hold leaves to the SACK flow beside CUBIC",
-        "jitter": "with send jitter the drops reach CUBIC+KTCP's held window at random, which sets what the "
-                  "SACK flow beside it gains",
-        "unbounded": "with T_c unbounded CUBIC+KTCP's holds lengthen and set the SACK flow's gain over plain "
-                     "CUBIC",
-        "bounded": "with T_c capped CUBIC+KTCP's holds stay short and the SACK flow beside it gains little over "
-                   "plain CUBIC",
-    },
-    "drops": {
-        "no jitter": "without send jitter two identical high-speed flows overflow the queue together, so the "
-                     "drop bursts of two HSTCP+KTCP flows follow their phase rather than KTCP's hold",
-        "jitter": "with send jitter the two flows' losses are spread, which sets how many drops KTCP's hold "
-                  "saves",
-        "unbounded": "with T_c unbounded the two KTCP flows' holds grow between timeouts and set how many drops "
-                     "they avoid",
-        "bounded": "with T_c capped the two KTCP flows resume HighSpeed growth sooner and overflow the queue as "
-                   "often as plain HSTCP",
-    },
-    "total": {
-        "no jitter": "without send jitter the two flows' windows fall together, and the total they keep depends "
-                     "on that phase more than on KTCP",
-        "jitter": "with send jitter the two flows' halvings are spread, which sets how much total throughput "
-                  "KTCP's hold keeps",
-        "unbounded": "with T_c unbounded the two KTCP flows hold their windows so long that the total depends "
-                     "on the holds' length",
-        "bounded": "with T_c capped the two KTCP flows' short holds leave the total where plain HSTCP's is",
-    },
-}
 
 
 def _vds(quick: bool) -> Sequence[int]:
@@ -158,7 +114,7 @@ class Fig12(Experiment):
         per = {name: self._checks(_select(data, j, t) if name == DEFAULT_VARIANT
                                   else _select(data, j, t, SEEDS_VAR, _vds(quick)), quick)
                for name, (j, t) in VARIANTS.items()}
-        variants = variants_of(per, CAUSES)
+        variants = variants_of(per)
         checks = next(v for v in variants if v.default).checks
         data = _select(data, *VARIANTS[DEFAULT_VARIANT])
         df = _per_run(data)
@@ -275,7 +231,7 @@ class Fig13to14(Experiment):
         per = {name: self._checks(self._frame(data, j, t) if name == DEFAULT_VARIANT
                                   else self._frame(data, j, t, SEEDS_VAR, _vds(quick)), quick)
                for name, (j, t) in VARIANTS.items()}
-        variants = variants_of(per, CAUSES)
+        variants = variants_of(per)
         checks = next(v for v in variants if v.default).checks
         df = self._frame(data, *VARIANTS[DEFAULT_VARIANT])
         st_t, st_d = _stat(df, "total"), _stat(df, "drops")

@@ -22,6 +22,7 @@ from .paper002 import (
     SEEDS_QUICK,
     SETUP,
     VARIANT_WHY,
+    SETTING_CAUSES,
     VARIANTS,
     variant_text,
     _ablate,
@@ -67,66 +68,6 @@ Q_LONG8 = ("in long d, the normalized throughput does not increase compared to c
            "because SACK flows cannot work well in high bandwidth-delay product links")
 Q_ALPHA = ("From Figs. 7 and 8, considering the throughput performance of both HSTCP and SACK flows, the "
            "appropriate value of the parameter α is 0.90 in this simulation environment")
-
-#: Why a check differs under one variant, in the check's own words, by the setting of that variant
-#: which the other variant's runs remove ("jitter", "no jitter", "unbounded", "bounded"); a setting
-#: is blamed only when removing it makes the check pass or closes most of its gap.
-CAUSES: Dict[str, Dict[str, str]] = {
-    "sack_up": {
-        "no jitter": "without send jitter the DropTail queue's drops fall in phase on the flows whose windows "
-                     "are growing, so while HSTCP+KTCP holds its window the 20 SACK flows take the losses and "
-                     "gain nothing from the hold",
-        "jitter": "the send jitter spreads the drops so that the held KTCP window is hit and sinks, which changes "
-                  "how much of the link the SACK flows are left",
-        "unbounded": "with T_c unbounded the holds outgrow the intervals between losses, and what the SACK flows "
-                     "gain depends on that",
-        "bounded": "with T_c capped the KTCP flow's holds stay short and leave the SACK flows too little room",
-    },
-    "equal": {
-        "jitter": "with send jitter the queue's drops also hit HSTCP+KTCP while it holds its window; each such "
-                  "loss sets w2 to alpha times the held window, so w2 ratchets down toward HighSpeed's "
-                  "low-window threshold and the flow ends far below the SACK flows",
-        "no jitter": "without jitter the in-phase drops spare the held KTCP window and the split between it and "
-                     "the SACK flows is set by the phase of the drops",
-        "unbounded": "T_c's unbounded growth lengthens the KTCP flow's holds until they last to the next loss, "
-                     "starving it beside the SACK flows",
-        "bounded": "with T_c capped the KTCP flow's holds end early, it grows back into the drops and falls "
-                   "further below the SACK flows' total",
-    },
-    "diff": {
-        "jitter": "jittered sends let the losses reach the held HSTCP+KTCP window, which then sinks further below "
-                  "the SACK flows' total than plain HSTCP stands above or below it",
-        "no jitter": "without jitter the held KTCP window escapes the drops and its gap to the SACK flows' total "
-                     "is set by the drops' phase",
-        "unbounded": "unbounded T_c keeps HSTCP+KTCP held so long that the SACK flows' lead over it outgrows "
-                     "plain HSTCP's gap",
-        "bounded": "with T_c capped the held KTCP flow soon grows back into the drops, and the SACK flows' lead "
-                   "over it widens past plain HSTCP's gap",
-    },
-    "restrain": {
-        "no jitter": "in phase with the SACK flows' growth, the undithered queue spares the held KTCP window, so "
-                     "KTCP gives up no share beyond the seeds' spread",
-        "jitter": "the jittered drops reach the held KTCP window and decide how much share it gives up",
-        "bounded": "with T_c capped the holds stay short enough that the KTCP flow keeps nearly plain HSTCP's "
-                   "share",
-        "unbounded": "with T_c unbounded the holds lengthen and set the share the KTCP flow gives up",
-    },
-    "alpha": {
-        "jitter": "the send jitter decides whether the held KTCP window is hit, and so which alpha balances the "
-                  "HSTCP+KTCP share against the SACK flows' normalized throughput",
-        "no jitter": "without jitter the held window escapes the drops, which shifts the alpha that balances the "
-                     "two figures",
-        "unbounded": "the unbounded growth of the holds sets which alpha balances the two figures",
-        "bounded": "the cap on the holds' length sets which alpha balances the two figures",
-    },
-    "order10": {
-        "no jitter": "without jitter the share at d = 10 ms is set by which flows the in-phase drops reach, not "
-                     "by alpha alone",
-        "jitter": "with jitter the share at d = 10 ms follows how often the held window is hit, not alpha alone",
-        "bounded": "with T_c capped the share at d = 10 ms no longer falls steadily with alpha",
-        "unbounded": "with T_c unbounded the share at d = 10 ms no longer falls steadily with alpha",
-    },
-}
 
 
 def _setting(name: str, flip: str) -> str:
@@ -262,18 +203,16 @@ def _change(name: str, flip: str) -> str:
     return f"T_c capped at {t} (ktcp_tc_max = {t})" if t else "T_c unbounded (no ktcp_tc_max)"
 
 
-def variant_checks(per: Mapping[str, Dict[str, Check]], causes: Mapping[str, Dict[str, str]] = CAUSES
-                   ) -> Dict[str, List[Check]]:
+def variant_checks(per: Mapping[str, Dict[str, Check]]) -> Dict[str, List[Check]]:
     """Each variant's checks, a failing one explained by the variant that differs in one setting
-    where that proves the cause (``causes``: per check key, the cause in its words per setting)."""
-    return {name: [_ablate(c, _others(name, per, key), causes.get(key, {})) for key, c in checks.items()]
+    where that proves the cause (``SETTING_CAUSES``)."""
+    return {name: [_ablate(c, _others(name, per, key), SETTING_CAUSES) for key, c in checks.items()]
             for name, checks in per.items()}
 
 
-def variants_of(per: Mapping[str, Dict[str, Check]], causes: Mapping[str, Dict[str, str]] = CAUSES
-                ) -> List[Variant]:
+def variants_of(per: Mapping[str, Dict[str, Check]]) -> List[Variant]:
     """Every variant's checks (``variant_checks``) as the report's variants, the default named."""
-    done = variant_checks(per, causes)
+    done = variant_checks(per)
     return [Variant(n, variant_text(n), done[n], default=n == DEFAULT_VARIANT,
                     why=VARIANT_WHY if n == DEFAULT_VARIANT else "") for n in VARIANTS]
 

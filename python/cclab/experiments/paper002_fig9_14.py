@@ -137,15 +137,6 @@ Q10 = ("From Fig. 10(a), each original HSTCP flow attains a high throughput, whe
 Q10B = "However, in Fig. 10(b), SACK flows improve in throughput over a wide range of d"
 #: Figs. 10-11 under the other variants: the Fig. 11 claim at the short delays, three seeds.
 SEEDS_VAR11 = 3
-CAUSES11: Dict[str, Dict[str, str]] = {
-    "sack_up": {
-        "no jitter": "with two KTCP flows and no send jitter, the in-phase DropTail drops fall on the growing "
-                     "SACK windows while the two KTCP windows hold, so the SACK flows gain little",
-        "jitter": "the jitter lets the drops reach the two held KTCP windows, which sets what the SACK flows gain",
-        "bounded": "with T_c capped the two KTCP flows hold back only briefly and leave the SACK flows too little",
-        "unbounded": "with T_c unbounded the two KTCP flows' holds grow and set what the SACK flows gain",
-    },
-}
 
 
 @register
@@ -223,7 +214,7 @@ class Fig10to11(Experiment):
             sel = (_select(data, jitter, tc_max) if name == DEFAULT_VARIANT
                    else _select(data, jitter, tc_max, SEEDS_VAR11, vds))
             per[name] = self._checks(sel, quick)
-        variants = variants_of(per, CAUSES11)
+        variants = variants_of(per)
         held = ", ".join(n for n, c in per.items() if c["sack_up"].holds) or "none"
         data = _select(data, *VARIANTS[DEFAULT_VARIANT])
         df = _per_run(data)
