@@ -130,6 +130,9 @@ struct Sim {
     faults: Vec<Fault>,
     /// A Python algorithm runs in it: the run keeps the GIL (each hook needs it).
     python: bool,
+    /// The run stopped for memory, perhaps inside an event (a burst cut short): its error,
+    /// raised again by any later `run_until` rather than resume from a half-handled event.
+    stopped: Option<String>,
 }
 
 /// Builds `sc` and collects what its external algorithms need: their faults, and whether one
@@ -185,6 +188,7 @@ impl Sim {
             step: SimTime(1_000_000),
             faults,
             python,
+            stopped: None,
         })
     }
 
@@ -225,6 +229,13 @@ impl Sim {
         if let Some(e) = fault_err(py, &self.faults) {
             return Err(e);
         }
+        if let Some(msg) = &self.stopped {
+            return Err(with_fields(
+                py,
+                MemoryBudgetError::new_err(msg.clone()),
+                CoreError::new("run", "(stopped for memory)", "a new run"),
+            ));
+        }
         let built = self.built.get_mut().unwrap_or_else(|e| e.into_inner());
         let until = SimTime::from_secs_f64(t).min(built.duration);
         let (budget, step, faults) = (self.budget, &mut self.step, &self.faults);
@@ -232,6 +243,9 @@ impl Sim {
         // out. Running to `until` in steps handles the same events in the same order as
         // one call: only events up to each step's end are taken. A failed hook of an
         // external algorithm stops it at the end of its step.
+        // One event can outgrow a step (a window opened by millions of packets): past the
+        // budget the allocator stops the run inside it (cclab_sim::budget).
+        memory::arm(budget);
         let mut steps = || {
             guard(|| loop {
                 let sim = &mut built.sim;
@@ -245,7 +259,7 @@ impl Sim {
                     step.0 = (step.0 / 2).max(1);
                 }
                 let live = memory::live();
-                if let Some(b) = budget.filter(|&b| live > b) {
+                if let Some(b) = budget.filter(|&b| live > b || cclab_sim::budget::stop_requested()) {
                     return Some(Stop::Memory(b));
                 }
                 if live > memory::MACHINE_CHECK_FLOOR && memory::machine_short() {
@@ -260,7 +274,9 @@ impl Sim {
             })
         };
         // A Python algorithm needs the GIL in every hook: the run keeps it.
-        let over = if self.python { steps()? } else { py.allow_threads(steps)? };
+        let over = if self.python { steps() } else { py.allow_threads(steps) };
+        memory::disarm();
+        let over = over?;
         if let Some(e) = fault_err(py, &self.faults) {
             return Err(e);
         }
@@ -278,19 +294,21 @@ impl Sim {
                     ),
                 ))
             }
-            Some(Stop::Memory(b)) => Err(memory_err(
-                py,
-                format!("(the simulation's memory passed this process's budget of {:.2} GB", b as f64 / 1e9),
-                built,
-            )),
-            Some(Stop::MachineShort(live)) => Err(memory_err(
-                py,
-                format!(
+            Some(Stop::Memory(b)) => {
+                let what = format!("(the simulation's memory passed this process's budget of {:.2} GB", b as f64 / 1e9);
+                let e = memory_err(py, what, built);
+                self.stopped = Some(e.value(py).to_string());
+                Err(e)
+            }
+            Some(Stop::MachineShort(live)) => {
+                let what = format!(
                     "(the machine ran short of memory (under 10 % available) while the simulation held {:.2} GB",
                     live as f64 / 1e9
-                ),
-                built,
-            )),
+                );
+                let e = memory_err(py, what, built);
+                self.stopped = Some(e.value(py).to_string());
+                Err(e)
+            }
         }
     }
 

@@ -16,20 +16,47 @@ use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 pub struct Counting;
 
 static LIVE: AtomicUsize = AtomicUsize::new(0);
+/// Past this many live bytes an allocation asks every run to stop (`cclab_sim::budget`):
+/// the budget of the run in progress, `usize::MAX` when none is.
+static HARD: AtomicUsize = AtomicUsize::new(usize::MAX);
+
+/// Counts `size` more bytes live; past `HARD`, asks the runs to stop.
+#[inline]
+fn grew(size: usize) {
+    let now = LIVE.fetch_add(size, Relaxed) + size;
+    if now > HARD.load(Relaxed) {
+        cclab_sim::budget::request_stop();
+    }
+}
+
+/// Arms the stop for a run about to advance with this budget (`None`: no budget), and
+/// withdraws an earlier request if the process is back within it.
+pub fn arm(budget: Option<usize>) {
+    let b = budget.unwrap_or(usize::MAX);
+    HARD.store(b, Relaxed);
+    if live() <= b {
+        cclab_sim::budget::clear();
+    }
+}
+
+/// Disarms the stop once a run has advanced (nothing is in progress to stop).
+pub fn disarm() {
+    HARD.store(usize::MAX, Relaxed);
+}
 
 // SAFETY: every call is forwarded to the system allocator unchanged; only a counter is kept.
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, l: Layout) -> *mut u8 {
         let p = System.alloc(l);
         if !p.is_null() {
-            LIVE.fetch_add(l.size(), Relaxed);
+            grew(l.size());
         }
         p
     }
     unsafe fn alloc_zeroed(&self, l: Layout) -> *mut u8 {
         let p = System.alloc_zeroed(l);
         if !p.is_null() {
-            LIVE.fetch_add(l.size(), Relaxed);
+            grew(l.size());
         }
         p
     }
@@ -40,7 +67,7 @@ unsafe impl GlobalAlloc for Counting {
     unsafe fn realloc(&self, p: *mut u8, l: Layout, new: usize) -> *mut u8 {
         let q = System.realloc(p, l, new);
         if !q.is_null() {
-            LIVE.fetch_add(new, Relaxed);
+            grew(new);
             LIVE.fetch_sub(l.size(), Relaxed);
         }
         q

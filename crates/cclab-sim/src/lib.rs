@@ -24,6 +24,7 @@
 //! bits out.
 #![deny(unsafe_code)]
 
+pub mod budget;
 pub mod cc;
 pub mod describe;
 pub mod dump;

@@ -347,6 +347,9 @@ impl Simulation {
             self.now = t;
             self.events_handled += 1;
             self.handle(ev);
+            if crate::budget::stop_requested() {
+                return; // out of memory: the binding ends the run (budget.rs)
+            }
         }
         if until > self.now {
             self.now = until;

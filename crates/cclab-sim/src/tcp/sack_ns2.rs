@@ -126,7 +126,7 @@ impl Sender {
             return;
         }
         let wnd = self.cwnd.floor() as i64;
-        while self.sack1.pipe < wnd {
+        while self.sack1.pipe < wnd && !crate::budget::stop_requested() {
             // `GetNextRetran`: from `h_seqno_` (at least snd_una), the first segment not
             // SACKed, if a SACKed segment lies above it.
             let h = self.sb.next_unsacked(self.sack1.next_hole.max(self.sb.una()));

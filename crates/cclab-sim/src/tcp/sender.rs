@@ -351,7 +351,7 @@ impl Sender {
         } else if pipe_driven && !sack1 {
             // RFC 6675 (5) and (C): send while cwnd - pipe >= 1, holes first.
             let wnd = (self.cwnd as u64).max(1); // floor(cwnd), at least 1, without a library call
-            while self.sb.pipe() < wnd {
+            while self.sb.pipe() < wnd && !crate::budget::stop_requested() {
                 let lost = self.sb.next_lost();
                 let Some(s) = self.next_to_send(lost) else { break };
                 if !self.pacer.may_send(now) {
@@ -369,7 +369,11 @@ impl Sender {
                 wnd += u64::from(self.dupacks.min(2));
             }
             let una = self.sb.una();
-            while self.snd_nxt < una + wnd && self.snd_nxt < self.limit && self.pacer.may_send(now) {
+            while self.snd_nxt < una + wnd
+                && self.snd_nxt < self.limit
+                && self.pacer.may_send(now)
+                && !crate::budget::stop_requested()
+            {
                 let s = self.snd_nxt;
                 self.xmit_direct(s, now, out, limited);
                 self.snd_nxt += 1;
