@@ -236,3 +236,28 @@ def test_a_run_whose_queue_outgrows_the_memory_budget_stops_with_memory_budget_e
     assert "memory passed this process's budget of 0.07 GB" in str(err) and "of 20s" in str(err)
     back = pickle.loads(pickle.dumps(err))
     assert type(back) is cclab.MemoryBudgetError and back.field == "run" and str(back) == str(err)
+
+
+def test_a_window_opened_by_millions_of_packets_in_one_ack_stops_cleanly_under_an_address_space_limit():
+    """Under `ulimit -v` the budget is 80 % of what the limit leaves. TCP-GT's eq. (15) at a 1 s RTT
+    opens 50 windows by millions of packets within single ACKs, each burst into an unlimited
+    access buffer: checked only between steps, one event outgrew the budget and the process
+    aborted ("memory allocation of ... failed"). The allocator now stops the run inside the event."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    code = """
+import resource, cclab
+resource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30))
+sc = {"duration": "20s", "topology": {"kind": "dumbbell", "bottleneck": {"rate": "500Mbps", "delay": "1ms",
+      "buffer": "1bdp"}}, "flows": [{"cc": "tcp-gt", "count": 50, "rtt": "1000ms", "packet_size": "1000B",
+      "start_spread": "1s", "recovery": "sack", "stack": "ns2"}]}
+try:
+    cclab.run(sc, seed=3)
+except cclab.MemoryBudgetError as e:
+    print("stopped:", e.field)
+"""
+    env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(Path(cclab.__file__).resolve().parents[1])}
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600, env=env)
+    assert p.returncode == 0 and p.stdout.strip() == "stopped: run", (p.returncode, p.stdout, p.stderr[-500:])
