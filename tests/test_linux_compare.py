@@ -18,7 +18,7 @@ import pytest
 
 import cclab
 from cclab.linux import bpf
-from cclab.linux.testbed import missing_requirements, registered_ccs
+from cclab.linux.host import missing_requirements, registered_ccs
 
 ROOT = Path(__file__).resolve().parents[1]
 NO_TESTBED = missing_requirements()

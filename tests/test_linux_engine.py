@@ -27,8 +27,8 @@ from cclab.advice import CclabWarning
 from cclab.linux.endpoint import StateReader
 from cclab.linux.errors import Unsupported
 from cclab.linux.result_build import LIMITED_FLAG, limited_fractions
-from cclab.linux.testbed import (NS_STEM, Testbed as Bed, cleanup_leftovers, missing_requirements, registered_ccs,
-                                 registered_struct_ops)
+from cclab.linux.host import NS_STEM, cleanup_leftovers, missing_requirements, registered_ccs, registered_struct_ops
+from cclab.linux.testbed import Testbed as Bed
 
 ROOT = Path(__file__).resolve().parents[1]
 # The children run the cclab this test imported (an installed wheel in CI, a source tree elsewhere).
@@ -220,7 +220,8 @@ def test_cclab_reno_in_bpf_carries_a_flow_and_a_small_buffer_drops_at_the_bottle
 
 CHILD = """
 import sys, time
-from cclab.linux.testbed import PREFIX, Testbed
+from cclab.linux.host import PREFIX
+from cclab.linux.testbed import Testbed
 from cclab.linux import bpf
 with Testbed(20e6, 50, None, 0.01, 0.01) as tb:
     if sys.argv[1] == "bpf":

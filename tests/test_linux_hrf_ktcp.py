@@ -25,7 +25,7 @@ import pytest
 
 import cclab
 from cclab.linux import bpf
-from cclab.linux.testbed import missing_requirements, registered_ccs
+from cclab.linux.host import missing_requirements, registered_ccs
 
 NO_BPF = missing_requirements(bpf=True)
 needs_bpf = pytest.mark.skipif(NO_BPF is not None, reason=f"BPF congestion controls unavailable: {NO_BPF}")

@@ -23,7 +23,8 @@ import pytest
 
 import cclab
 from cclab.linux import bpf, engine
-from cclab.linux.testbed import NS_STEM, Testbed as Bed, cgroup2_root, missing_requirements, registered_ccs
+from cclab.linux.host import NS_STEM, cgroup2_root, missing_requirements, registered_ccs
+from cclab.linux.testbed import Testbed as Bed
 
 # Another run may use the testbed at the same time (it waits for the lock): the checks name
 # cclab_tcpgt rather than asserting that no cclab_* algorithm is registered.
@@ -182,7 +183,8 @@ def test_one_tcpgt_flow_fills_the_link_with_a_small_queue_and_its_echo_ends_an_e
 
 CHILD = """
 import sys, time
-from cclab.linux.testbed import PREFIX, Testbed
+from cclab.linux.host import PREFIX
+from cclab.linux.testbed import Testbed
 from cclab.linux import bpf
 with Testbed(20e6, 50, None, 0.01, 0.01) as tb:
     cg = tb.load_with_sockops(bpf.build("cclab_tcpgt"))

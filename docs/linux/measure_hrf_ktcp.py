@@ -20,9 +20,9 @@ import numpy as np
 import pandas as pd
 
 import cclab
-from cclab.linux import testbed
+from cclab.linux import host
 
-testbed.LOCK_WAIT_S = 3600.0  # other users of the testbed may hold it for minutes: wait, do not fail
+host.LOCK_WAIT_S = 3600.0  # other users of the testbed may hold it for minutes: wait, do not fail
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from measure import load, scenario_n  # noqa: E402
 

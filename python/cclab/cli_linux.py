@@ -20,7 +20,7 @@ def run_linux_cli(sc: Any, seed_list: List[Optional[int]], several: bool, out: O
     """``cclab run --engine linux``: the scenario on kernel TCP, one real-time run per seed."""
     from .linux.engine import plan, run_linux
     from .linux.errors import LinuxEngineError
-    from .linux.testbed import missing_requirements
+    from .linux.host import missing_requirements
     from .scenario import resolve_seed
 
     plan(sc, resolve_seed(seed_list[0], sc))  # refuses, naming the field, before anything is built
@@ -57,7 +57,7 @@ def linux_cleanup() -> None:
     """Remove everything a Linux-engine run left (cclab-* namespaces and cgroups and their processes,
     cclab_* struct_ops); waits for a run in progress to finish first."""
     from .linux.errors import LinuxEngineError
-    from .linux.testbed import _Lock, cleanup_leftovers, missing_requirements
+    from .linux.host import _Lock, cleanup_leftovers, missing_requirements
 
     why = missing_requirements()
     if why:
@@ -93,7 +93,7 @@ def compare(
     engines' per-flow and bottleneck metrics side by side (docs/linux.md)."""
     from .linux.compare import ENGINES, check, compare as run_compare
     from .linux.errors import LinuxEngineError
-    from .linux.testbed import missing_requirements
+    from .linux.host import missing_requirements
 
     if engines.replace(" ", "") != ENGINES:
         fail("--engines", f"invalid value {engines!r}; accepted: {ENGINES}")

@@ -10,7 +10,7 @@ statistics, and returns the same ``Result`` tables as the simulator. Needs root.
 from __future__ import annotations
 
 from .errors import LinuxEngineError, Unsupported
-from .testbed import PREFIX, cleanup_leftovers
+from .host import PREFIX, cleanup_leftovers
 
 __all__ = ["LinuxEngineError", "Unsupported", "PREFIX", "cleanup_leftovers", "run_linux"]
 

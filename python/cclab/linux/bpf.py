@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Dict, Optional, Tuple
 
 from .errors import LinuxEngineError
-from .testbed import CC_STEM, cache_dir, sh
+from .host import CC_STEM, cache_dir, sh
 
 HERE = Path(__file__).resolve().parent / "bpf"
 
