@@ -418,3 +418,48 @@ fn each_ns2_agent_draws_its_own_clock_offset_within_a_tick_and_the_seed_decides_
     assert_eq!(a, boot_times("ns2", 1), "same seed, same offsets");
     assert_eq!(boot_times("cclab", 1), vec![0, 0, 0], "no ns-2 clock outside the ns2 profile");
 }
+
+/// A fixed window of 4: segments 0-3 leave at 0 ms; the ACK of segment 0 at 10 ms lets 4 out at
+/// 10 ms. A stretch ACK at 30 ms then covers 1-3 (sent at 0) and 4 (sent at 10), echoing the
+/// oldest timestamp, 0, and lets 5-8 out at 30 ms; with `sack_6`, a duplicate ACK at 40 ms SACKs
+/// segment 6 (sent at 30 ms) above the hole at 5, echoing 10 ms. Returns the estimator's latest
+/// sample and the samples the algorithm got.
+fn ca_samples(stack: StackProfile, sack_6: bool) -> (SimTime, Vec<Option<SimTime>>) {
+    CC_RTTS.with(|r| r.borrow_mut().clear());
+    let recovery = if sack_6 { Recovery::Sack } else { Recovery::NewReno };
+    let cfg = TcpConfig {
+        init_cwnd: 4.0,
+        timestamps: true,
+        recovery,
+        stack: StackProfile { loss_detection: LossDetection::Dupthresh, ..stack },
+        ..TcpConfig::default()
+    };
+    let mut s = Sender::new(0, cfg, Box::new(Recorder), 20);
+    let mut out = Vec::new();
+    s.start(SimTime::ZERO, &mut out);
+    s.on_ack(&ack(1), SimTime(10 * MS), &mut out);
+    assert_eq!(out.iter().filter(|p| p.kind == Kind::Data).count(), 5, "segments 0-4 sent");
+    s.on_ack(&ack(5), SimTime(30 * MS), &mut out);
+    if sack_6 {
+        let mut p = common::sack(5, &[(6, 7)]);
+        p.ts_ecr = SimTime(10 * MS);
+        s.on_ack(&p, SimTime(40 * MS), &mut out);
+    }
+    (s.rtt.latest, CC_RTTS.with(|r| r.borrow().clone()))
+}
+
+#[test]
+fn linux_gives_the_algorithm_the_rtt_of_the_newest_delivered_segment_cclab_the_echoed_one() {
+    let echo = |ms: u64| Some(SimTime(ms * MS));
+    // The stretch ACK at 30 ms: the estimator takes the echo (30 ms) under both; Linux's
+    // ca_rtt is segment 4's, sent at 10 ms (20 ms).
+    let (latest, got) = ca_samples(StackProfile::LINUX, false);
+    assert_eq!((latest, got), (SimTime(30 * MS), vec![echo(10), echo(20)]));
+    let (latest, got) = ca_samples(StackProfile::CCLAB, false);
+    assert_eq!((latest, got), (SimTime(30 * MS), vec![echo(10), echo(30)]));
+    // The duplicate ACK that SACKs segment 6 (sent at 30 ms) at 40 ms: Linux's last_sackt gives
+    // 10 ms, not the echo's 30 ms, and the estimator takes nothing from an ACK that does not
+    // advance snd_una.
+    let (latest, got) = ca_samples(StackProfile::LINUX, true);
+    assert_eq!((latest, got), (SimTime(30 * MS), vec![echo(10), echo(20), echo(10)]));
+}

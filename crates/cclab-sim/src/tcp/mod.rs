@@ -1,6 +1,7 @@
 //! TCP endpoints as the papers' ns-2 agents behave: a sender with a choice of
 //! loss recovery, a receiver with SACK, timestamps and delayed ACKs.
 
+pub mod ca_rtt;
 pub mod config;
 mod cong_control;
 mod ecn;

@@ -35,6 +35,18 @@ pub enum RttSampling {
     OneTimed,
 }
 
+/// The RTT sample the congestion control gets on each ACK.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CaRtt {
+    /// The estimator's sample (the echoed timestamp, or the newest covered segment without
+    /// timestamps; cclab, ns-2).
+    Estimator,
+    /// Linux's `ca_rtt_us`: the newest newly SACKed or acknowledged segment never
+    /// retransmitted, the echoed timestamp only as a fallback; it also feeds `rtt_min`
+    /// (tcp/ca_rtt.rs).
+    NewestDelivered,
+}
+
 /// How the retransmission timeout follows the RTT samples.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RtoEstimator {
@@ -192,6 +204,7 @@ pub struct StackProfile {
     /// How the RTO is computed from the RTT samples.
     pub rto: RtoEstimator,
     pub rtt_sampling: RttSampling,
+    pub ca_rtt: CaRtt,
     /// Karn's rule over the whole ACK: no RTT sample from an ACK that covers any
     /// retransmitted segment (RFC 6298 section 3; Linux `FLAG_RETRANS_DATA_ACKED`).
     /// Without it only the last covered segment is looked at, and a cumulative ACK
@@ -266,6 +279,7 @@ impl StackProfile {
         rto_max_ms: 60_000,
         rto: RtoEstimator::Rfc6298,
         rtt_sampling: RttSampling::PerAck,
+        ca_rtt: CaRtt::Estimator,
         karn: false,
         rto_ssthresh: RtoSsthresh::OpenOnly,
         recovery_boundary: RecoveryBoundary::Inclusive,
@@ -295,6 +309,7 @@ impl StackProfile {
         rto_max_ms: 60_000,
         rto: RtoEstimator::Ns2Ticks(10),
         rtt_sampling: RttSampling::OneTimed,
+        ca_rtt: CaRtt::Estimator,
         karn: true,
         rto_ssthresh: RtoSsthresh::Always,
         recovery_boundary: RecoveryBoundary::Strict,
@@ -318,14 +333,15 @@ impl StackProfile {
     pub const LINUX: StackProfile = StackProfile {
         name: "linux",
         // 2: HyStart for CUBIC. 3: RACK-TLP. 4: Linux's BIC. 5: Linux's CUBIC. 6: Linux's
-        // CUBIC and BIC under an add-on too.
-        version: 6,
+        // CUBIC and BIC under an add-on too. 7: the congestion control's RTT is Linux's ca_rtt.
+        version: 7,
         init_cwnd: 10.0,
         timestamps: true,
         rto_initial_ms: 1000,
         rto_max_ms: 120_000,
         rto: RtoEstimator::Linux,
         rtt_sampling: RttSampling::PerAck,
+        ca_rtt: CaRtt::NewestDelivered,
         karn: true,
         rto_ssthresh: RtoSsthresh::OpenOnly,
         recovery_boundary: RecoveryBoundary::Inclusive,

@@ -14,6 +14,7 @@
 //! `pipe` is kept as Linux keeps `tcp_packets_in_flight`:
 //! outstanding − SACKed − lost + retransmitted.
 
+use super::ca_rtt::CaTimes;
 use super::rack::{Rack, NIL};
 use super::rate::{RateEstimator, TxSnapshot};
 use crate::units::SimTime;
@@ -64,6 +65,8 @@ pub struct Scoreboard {
     /// Ends of RACK's send-time list (`NIL` when empty).
     pub(super) t_head: u64,
     pub(super) t_tail: u64,
+    /// What the current ACK's delivered segments offer Linux's `ca_rtt` (ca_rtt.rs).
+    pub ca: CaTimes,
 }
 
 impl Scoreboard {
@@ -84,6 +87,7 @@ impl Scoreboard {
             rack: None,
             t_head: NIL,
             t_tail: NIL,
+            ca: CaTimes::default(),
         }
     }
 
@@ -164,6 +168,7 @@ impl Scoreboard {
             } else {
                 fresh += 1;
                 rate.on_delivered(self.una, s.sent_at, &s.tx);
+                self.ca.cum_acked(s.sent_at, s.ever_retx);
                 if s.lost {
                     self.lost_out -= 1;
                 }
@@ -245,6 +250,7 @@ impl Scoreboard {
                 seg.retx = false;
                 let (sent_at, tx, ever_retx) = (seg.sent_at, seg.tx, seg.ever_retx);
                 rate.on_delivered(seq, sent_at, &tx);
+                self.ca.sacked(sent_at, ever_retx);
                 if self.rack.is_some() {
                     self.rack_advance(seq, sent_at, ever_retx);
                     self.t_unlink(seq);

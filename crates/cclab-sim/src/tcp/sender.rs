@@ -19,7 +19,7 @@
 
 pub use super::config::TcpConfig;
 use super::pacing::Pacer;
-use super::profile::{LossDetection, RttSampling, SackFlavour};
+use super::profile::{CaRtt, LossDetection, RttSampling, SackFlavour};
 use super::prr::Prr;
 use super::rack::Detected;
 use super::rate::{RateEstimator, TxSnapshot};
@@ -432,6 +432,7 @@ impl Sender {
             self.rtt.sample_at(r, now, a, self.sb.high());
         }
         let rtt = cc_rtt.or(rtt);
+        self.sb.ca.begin();
 
         let prior_timer = self.timer;
         if self.rack_on() {
@@ -444,6 +445,10 @@ impl Sender {
             }
         }
         let fresh = if newly_acked > 0 { self.sb.ack_to(a, &mut self.rate) } else { 0 };
+        let rtt = match self.cfg.stack.ca_rtt {
+            CaRtt::Estimator => rtt,
+            CaRtt::NewestDelivered => self.ca_rtt(now, newly_acked > 0, ack.ts_ecr),
+        };
         if self.probe.is_some() {
             self.on_probe_ack(a, newly_acked + newly_sacked > 0, now);
         }
