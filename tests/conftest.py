@@ -40,3 +40,12 @@ def quick(_quick: dict) -> dict:
 def quick_result(_quick: dict) -> cclab.Result:
     """One run of the 10 s quickstart, shared by the read-only tests."""
     return cclab.run(copy.deepcopy(_quick), seed=7)
+
+
+def default_sigint() -> None:
+    """For a child meant to be stopped by Ctrl-C (``Popen(..., preexec_fn=default_sigint)``): a
+    shell's background job starts with SIGINT ignored, a child inherits that, and Python then
+    installs no KeyboardInterrupt handler; restore the default."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_DFL)

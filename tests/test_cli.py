@@ -12,18 +12,10 @@ import pytest
 from typer.testing import CliRunner
 
 import cclab
+from conftest import default_sigint
 from cclab.cli import app
 
 runner = CliRunner()
-
-
-def default_sigint() -> None:
-    """For a child meant to be stopped by Ctrl-C: a shell's background job starts with SIGINT
-    ignored, and Python then installs no KeyboardInterrupt handler; restore the default."""
-    import signal
-
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-
 
 
 def invoke(*args: str):

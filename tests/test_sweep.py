@@ -20,6 +20,7 @@ import pytest
 from typer.testing import CliRunner
 
 import cclab
+from conftest import default_sigint
 from cclab.cli import app
 from cclab.sweep import TIMING_COLUMNS, Sweep, SweepError, derive_seed, execute, run_id, t_quantile
 
@@ -63,15 +64,6 @@ count = 2
 rtt = "20ms"
 start_spread = "1s"
 """.format(buffers=json.dumps(BUFFERS), ccs=json.dumps(CCS))
-
-
-def default_sigint() -> None:
-    """For a child meant to be stopped by Ctrl-C: a shell's background job starts with SIGINT
-    ignored, and Python then installs no KeyboardInterrupt handler; restore the default."""
-    import signal
-
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-
 
 
 def comparable(df: pd.DataFrame) -> pd.DataFrame:
