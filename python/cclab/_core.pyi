@@ -101,3 +101,7 @@ def quantity(text: str) -> Optional[tuple[str, float]]:
     """A quantity written as text resolved by the core's parsers: ``("s", seconds)``,
     ``("bps", bit/s)``, ``("pkts", packets)`` (``inf`` for unlimited), ``("bytes", bytes)`` or
     ``("bdp", multiple of the BDP)``; None when the text is none of these."""
+
+def memory_budget() -> Optional[int]:
+    """The memory budget, bytes, that a run built now would take (80 % of the memory available and
+    of what ``ulimit -v`` leaves, or CCLAB_MEMORY_LIMIT); None where it cannot be read."""

@@ -28,9 +28,7 @@ import dataclasses
 import functools
 import os
 import re
-import time
 import traceback
-from pathlib import Path
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Set
 
 from .progress import Bar
@@ -212,22 +210,15 @@ _LIMIT_VAR = "CCLAB_MEMORY_LIMIT"
 
 
 def memory_shares(workers: int) -> Optional[tuple[int, int]]:
-    """The memory budget of a run beside ``workers - 1`` others and of a run alone, bytes: 80 %
-    of the memory available now, divided among the workers or whole (the core takes 80 % of
-    what is available when a run starts, and runs started together would each take it against
-    the same free memory). ``None`` when the user set CCLAB_MEMORY_LIMIT (it applies to every
-    run as it is) or /proc/meminfo cannot be read."""
-    if _LIMIT_VAR in os.environ:
-        return None
-    try:
-        text = Path("/proc/meminfo").read_text()
-    except OSError:
-        return None
-    for line in text.splitlines():
-        if line.startswith("MemAvailable:"):
-            whole = int(line.split()[1]) * 1024 // 10 * 8
-            return whole // max(workers, 1), whole
-    return None
+    """The memory budget of a run beside ``workers - 1`` others and of a run alone, bytes: the
+    core's budget (80 % of the memory available now, ``_core.memory_budget``) divided among the
+    workers, or whole (each run takes the budget against the free memory when it starts, and runs
+    started together would each take it against the same). ``None`` when the user set
+    CCLAB_MEMORY_LIMIT (it applies to every run as it is) or the budget cannot be read."""
+    from . import _core
+
+    whole = None if _LIMIT_VAR in os.environ else _core.memory_budget()
+    return None if whole is None else (whole // max(workers, 1), whole)
 
 
 def _done(job: Job, out: Any) -> Done:

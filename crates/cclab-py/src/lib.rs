@@ -274,9 +274,7 @@ impl Sim {
             })
         };
         // A Python algorithm needs the GIL in every hook: the run keeps it.
-        let over = if self.python { steps() } else { py.allow_threads(steps) };
-        memory::disarm();
-        let over = over?;
+        let over = if self.python { steps()? } else { py.allow_threads(steps)? };
         if let Some(e) = fault_err(py, &self.faults) {
             return Err(e);
         }
@@ -476,6 +474,13 @@ fn quantity(text: &str) -> Option<(&'static str, f64)> {
     }
 }
 
+/// The memory budget a run built now would take, bytes (memory.rs `budget`; `None` where it
+/// cannot be read): what `cclab.runner` divides among its workers.
+#[pyfunction]
+fn memory_budget() -> Option<usize> {
+    memory::budget()
+}
+
 /// Each stack profile's result version (`StackProfile::version`), by name: part of the key
 /// of a cached run that names the stack.
 #[pyfunction]
@@ -508,6 +513,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(recoveries, m)?)?;
     m.add_function(wrap_pyfunction!(stacks, m)?)?;
     m.add_function(wrap_pyfunction!(stack_versions, m)?)?;
+    m.add_function(wrap_pyfunction!(memory_budget, m)?)?;
     m.add_function(wrap_pyfunction!(quantity, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("RESULT_VERSION", cclab_sim::RESULT_VERSION)?;

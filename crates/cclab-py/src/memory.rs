@@ -17,7 +17,7 @@ pub struct Counting;
 
 static LIVE: AtomicUsize = AtomicUsize::new(0);
 /// Past this many live bytes an allocation asks every run to stop (`cclab_sim::budget`):
-/// the budget of the run in progress, `usize::MAX` when none is.
+/// the budget of the run that last started or resumed, `usize::MAX` before any has.
 static HARD: AtomicUsize = AtomicUsize::new(usize::MAX);
 
 /// Counts `size` more bytes live; past `HARD`, asks the runs to stop.
@@ -37,11 +37,6 @@ pub fn arm(budget: Option<usize>) {
     if live() <= b {
         cclab_sim::budget::clear();
     }
-}
-
-/// Disarms the stop once a run has advanced (nothing is in progress to stop).
-pub fn disarm() {
-    HARD.store(usize::MAX, Relaxed);
 }
 
 // SAFETY: every call is forwarded to the system allocator unchanged; only a counter is kept.
