@@ -4,6 +4,7 @@ input that must match and one that must not, ablations, uninformative checks, ge
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import pytest
 
@@ -101,10 +102,11 @@ def test_a_model_check_is_labelled_as_cclabs_evaluation():
     assert model("t", "eq. (6)", 10.0, 12.0, 0.05, relative=True).kind == "differs-unexplained"
 
 
-def test_every_verdict_is_one_of_four():
+def test_every_verdict_is_one_of_five():
     checks = [compare("a", "1", 1.0), compare("a", "1", 3.0), claim("b", True, ""),
-              compare("a", "1", 1.0, against={"x": 1.0})]
-    assert {c.kind for c in checks} <= set(VERDICTS) and len(VERDICTS) == 4
+              compare("a", "1", 1.0, against={"x": 1.0}), replace(claim("b", False, ""), not_computed="1 run")]
+    assert [c.kind for c in checks] == ["matches", "differs-unexplained", "matches", "uninformative", "not-computed"]
+    assert set(VERDICTS) == {c.kind for c in checks} | {"differs-explained"} and len(VERDICTS) == 5
 
 
 def test_a_claim_over_many_cells_counts_the_gap_in_cells():

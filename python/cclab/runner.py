@@ -74,6 +74,8 @@ class Done:
     error: Optional[str] = None
     traceback: str = ""
     exception: Optional[BaseException] = None  # the exception itself, for a job run in this process
+    #: It failed for memory (MemoryBudgetError), alone if the runner could give it the whole budget.
+    memory: bool = False
 
     @property
     def ok(self) -> bool:
@@ -223,7 +225,7 @@ def memory_shares(workers: int) -> Optional[tuple[int, int]]:
 
 def _done(job: Job, out: Any) -> Done:
     if isinstance(out, _Failed):
-        return Done(job, error=out.error, traceback=out.traceback, exception=out.exception)
+        return Done(job, error=out.error, traceback=out.traceback, exception=out.exception, memory=out.memory)
     return Done(job, out)
 
 

@@ -104,6 +104,12 @@ class Experiment:
     def report(self, data: dict[str, pd.DataFrame], quick: bool) -> Report:
         raise NotImplementedError
 
+    def shared_run(self, run: Run) -> bool:
+        """Whether the checks of every variant use ``run``, not only those of its own
+        ``params["variant"]`` (what a run not computed takes down: not_computed.py). By default
+        any run may be shared."""
+        return True
+
     @property
     def id(self) -> str:
         return f"{self.paper}/{self.name}"

@@ -28,6 +28,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Union
 import pandas as pd
 
 from ..runner import dedupe, estimate_cost
+from . import not_computed
 from .base import Experiment, Run, out_dir, rows_frame
 from .verdicts import VERDICTS, Check
 
@@ -159,19 +160,28 @@ class _Plan:
     fps: Dict[str, str]
     stack: str
     results: Dict[str, Dict[str, List[Dict[str, Any]]]] = field(default_factory=dict)
+    #: Runs that need more memory than this machine has (key -> the error): not_computed.py.
+    missing: Dict[str, str] = field(default_factory=dict)
     todo: List[Run] = field(default_factory=list)
     t0: float = field(default_factory=time.perf_counter)
 
     def keep(self, r: Run, tables: Dict[str, List[Dict[str, Any]]]) -> None:
         self.results[r.key] = tables
+        self._save(r, {"key": r.key, "fingerprint": self.fps[r.key], "tables": tables})
+
+    def keep_not_computed(self, r: Run, error: str) -> None:
+        self.missing[r.key] = error
+        self._save(r, not_computed.marker(r.key, self.fps[r.key], error))
+
+    def _save(self, r: Run, content: Dict[str, Any]) -> None:
         f = self.folder / "runs" / _run_file_name(r)
         tmp = f.with_suffix(".tmp")
-        tmp.write_text(json.dumps({"key": r.key, "fingerprint": self.fps[r.key], "tables": tables}))
+        tmp.write_text(json.dumps(content))
         os.replace(tmp, f)  # atomic: a killed reproduction leaves whole files only
 
     @property
     def complete(self) -> bool:
-        return len(self.results) == len(self.runs)
+        return len(self.results) + len(self.missing) == len(self.runs)
 
 
 def _plan(exp: Experiment, quick: bool, out: Path, fresh: bool, stack: str = "cclab") -> _Plan:
@@ -192,8 +202,12 @@ def _plan(exp: Experiment, quick: bool, out: Path, fresh: bool, stack: str = "cc
             try:
                 saved = json.loads(f.read_text())
                 if saved.get("fingerprint") == plan.fps[r.key]:
-                    plan.results[r.key] = saved["tables"]
-                    continue
+                    if "not_computed" not in saved:
+                        plan.results[r.key] = saved["tables"]
+                        continue
+                    if not_computed.still_out_of_reach(saved):
+                        plan.missing[r.key] = str(saved["not_computed"])
+                        continue
             except (OSError, ValueError, KeyError):
                 pass
         plan.todo.append(r)
@@ -212,7 +226,7 @@ def _finish(plan: _Plan) -> Outcome:
     exp, folder = plan.exp, plan.folder
     frames: Dict[str, List[pd.DataFrame]] = {}
     for r in plan.runs:  # in the experiment's order, whatever order they finished in
-        for name, rows in plan.results[r.key].items():
+        for name, rows in plan.results.get(r.key, {}).items():
             frames.setdefault(name, []).append(rows_frame(rows, dict(r.params)))
     data = {name: pd.concat(fs, ignore_index=True) for name, fs in frames.items()}
     files: List[Path] = []
@@ -220,7 +234,7 @@ def _finish(plan: _Plan) -> Outcome:
         p = folder / f"{name}.csv"
         df.to_csv(p, index=False)
         files.append(p)
-    rep = exp.report(data, plan.quick)
+    rep = not_computed.mark_report(exp, exp.report(data, plan.quick), plan.runs, plan.missing)
     for stem, fig in rep.figures.items():
         for ext in ("png", "svg"):
             p = folder / f"{stem}.{ext}"
@@ -293,6 +307,8 @@ def run_experiments(
         spent, n = spent + d.job.weight, n + 1
         if d.ok:
             p.keep(r, d.value)
+        elif d.memory:  # even alone: more than this machine has (not_computed.py)
+            p.keep_not_computed(r, d.error or "")
         else:
             failures.append(d)
         report_progress(p)

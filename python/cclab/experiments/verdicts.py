@@ -12,7 +12,7 @@ runs. It is one of:
 - ``model``: cclab's window or time beside *cclab's own evaluation* of one of
   the paper's equations; labelled so, never as a published number.
 
-Each gets one of four verdicts:
+Each gets one of five verdicts:
 
 - ``matches``: the check passes, and it can tell the algorithms apart;
 - ``uninformative``: it passes, but so would the alternative it is meant to
@@ -21,7 +21,11 @@ Each gets one of four verdicts:
   with a named cause removed, computed by the experiment) passes or closes at
   least half of the gap (``EXPLAINED_SHARE``);
 - ``differs-unexplained``: it fails, and no ablation closes the gap (a
-  suspected cause may be named, and is shown as not proven).
+  suspected cause may be named, and is shown as not proven);
+- ``not-computed``: some runs it needs could not be simulated on this machine
+  (they need more memory than it has: ``MemoryBudgetError``). What the check
+  gives on the runs that were computed is shown, but it is no verdict either
+  way: the missing runs could turn it.
 
 Reasons are generated from the cause (words, specific to the check) and the
 ablation's numbers; no number in a reason is typed in.
@@ -47,8 +51,8 @@ __all__ = [
     "printed_precision",
 ]
 
-#: The four verdicts, in the order the summaries list them.
-VERDICTS = ("matches", "differs-explained", "differs-unexplained", "uninformative")
+#: The five verdicts, in the order the summaries list them.
+VERDICTS = ("matches", "differs-explained", "differs-unexplained", "uninformative", "not-computed")
 
 #: An ablation explains a difference when it passes the check or closes at least this share of the gap.
 EXPLAINED_SHARE = 0.5
@@ -116,10 +120,14 @@ class Check:
     headline: bool = False  #: one of the paper's central claims (REPRODUCTION.md's headline table)
     #: how far outside its tolerance cclab's value is (numbers), 1/0 (claims); 0 when it passes
     excess: float = 0.0
+    #: the runs it needs that were not computed, in words ("" when all were): no verdict either way
+    not_computed: str = ""
 
     @property
     def kind(self) -> str:
         """The verdict: one of ``VERDICTS``."""
+        if self.not_computed:
+            return "not-computed"
         if self.holds:
             return "matches" if self.informative else "uninformative"
         if self.ablation is not None and self.ablation.explains:
@@ -129,7 +137,7 @@ class Check:
     @property
     def cause(self) -> str:
         """The cause this difference is put down to (proven by its ablation or only suspected), or ""."""
-        if self.holds:
+        if self.holds or self.not_computed:
             return ""
         return self.ablation.cause if self.ablation is not None else self.suspect
 
@@ -137,7 +145,7 @@ class Check:
     def effect(self) -> str:
         """What the ablation did to this check (numbers), or that the cause is only suspected."""
         a = self.ablation
-        if self.holds or (a is None and not self.suspect):
+        if self.holds or self.not_computed or (a is None and not self.suspect):
             return ""
         if a is None:
             return "suspected, not proven by a run"
@@ -147,6 +155,9 @@ class Check:
     def reason(self) -> str:
         """Why it differs or says nothing: the cause and its effect on this check ("" when no cause is
         known: the verdict differs-unexplained says it all)."""
+        if self.not_computed:
+            return (f"{self.not_computed}; on the runs computed it " + ("passes" if self.holds else "fails")
+                    + ", which the missing runs could turn")
         if self.holds:
             return "" if self.informative else self.why_uninformative
         return f"{self.cause}; {self.effect}" if self.cause else ""
@@ -289,6 +300,8 @@ def causes_of(checks: "list[Check]") -> "dict[str, str]":
 def verdict_cell(c: Check, label: str = "") -> str:
     """A check's verdict for a table: the verdict, and for a difference the label of its cause, which is
     stated once below the table with what removing it did to each check it explains."""
+    if c.not_computed:
+        return c.verdict
     if c.holds:
         return c.kind if c.informative else f"{c.kind}: {c.why_uninformative}"
     if not c.cause:
