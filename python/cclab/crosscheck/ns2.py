@@ -40,7 +40,10 @@ NAME = "ns2"
 STACKS = ("ns2", "cclab")
 SUFFIX = ".tcl"
 #: The cc_params the translation carries over, by algorithm (the rest are refused).
-CC_PARAMS = {"vegas": ("alpha", "beta", "gamma")}
+CC_PARAMS = {"vegas": ("alpha", "beta", "gamma"),
+             # ns-2.35's CUBIC is Linux 2.6.22's under Agent/TCP/Linux: beta and C map to its
+             # module parameters; HyStart it has not.
+             "cubic": ("variant", "beta", "c", "fast_convergence", "hystart", "hystart_pp")}
 #: ns-2's window_ for a flow without a receiver window.
 NO_RWND = 1_000_000
 #: What the Tcl script reports per flow, once at the warmup and once at the end: the agent's
@@ -75,14 +78,37 @@ def _agent(f: Mapping[str, Any], field: str) -> tuple[str, str, List[str]]:
         # The thresholds cclab resolved for the flow's stack (ns-2's 1 / 3 / 1 under ns2, Linux's 2 / 4 / 1 else).
         p = f["cc_params"]
         extra += [f"v_alpha_ {p['alpha']!r}", f"v_beta_ {p['beta']!r}", f"v_gamma_ {p['gamma']!r}"]
+    elif cc == "cubic":
+        agent, extra = "Agent/TCP/Linux", _cubic(f, field)
     else:
-        raise CrosscheckError(f"{field}.cc", cc, "reno, newreno, highspeed or vegas (the algorithms ns-2.35 has as cclab does)")
+        raise CrosscheckError(f"{field}.cc", cc,
+                              "reno, newreno, highspeed, vegas or cubic (the algorithms ns-2.35 has as cclab does)")
     if not f["handshake"]:
         extra.append("syn_ false")
     sink = "Agent/TCPSink/Sack1" if rec == "sack" else "Agent/TCPSink"
     if f["delayed_ack"]:
         sink += "/DelAck"
     return agent, sink, extra
+
+
+def _cubic(f: Mapping[str, Any], field: str) -> List[str]:
+    """The module parameters of ns-2.35's CUBIC (Agent/TCP/Linux, tcp/linux/src/tcp_cubic.c: Linux
+    2.6.22's CUBIC 2.1, beta 819/1024, bic_scale 41, max_increment 16, no HyStart) for cclab's
+    ``cubic`` as the flow resolved it, as ``set_ca_default_param`` lines (``CUBIC_PARAMS``).
+    Agent/TCP/Linux recovers with SACK (its own, after Linux 2.6.22's)."""
+    if f["recovery"] != "sack":
+        raise CrosscheckError(f"{field}.recovery", f["recovery"], "sack with cc = \"cubic\" (ns-2's Agent/TCP/Linux "
+                              "recovers with SACK)")
+    if f["cc_built"] != "cubic":
+        raise CrosscheckError(f"{field}.cc", f["cc_built"], "cubic (ns-2.35's CUBIC is Linux 2.6.22's, not today's)")
+    p = f["cc_params"]
+    for name in ("hystart", "hystart_pp"):
+        if p.get(name, 0):
+            raise CrosscheckError(f"{field}.cc_params.{name}", p[name], "0 (ns-2.35's CUBIC has no HyStart)")
+    # Linux's integer parameters: beta over 1024, and C = bic_scale * 10 / 1024 (cube_rtt_scale).
+    return [f"CUBIC_PARAMS beta {round(p['beta'] * 1024)}", f"CUBIC_PARAMS bic_scale {round(p['c'] * 102.4)}",
+            f"CUBIC_PARAMS fast_convergence {int(p['fast_convergence'])}",
+            f"CUBIC_PARAMS tcp_friendliness {int(p['reno_friendly'])}"]
 
 
 def _queue(link: Mapping[str, Any]) -> tuple[str, int, List[str]]:
@@ -187,6 +213,7 @@ def script(net: Mapping[str, Any], duration: float, warmup: float, seed: int) ->
     last_users: Dict[int, int] = {}
     for f in net["flows"]:
         last_users[f["path_data"][-1]] = last_users.get(f["path_data"][-1], 0) + 1
+    cubic_params: Dict[str, List[str]] = {}
     for i, f in enumerate(net["flows"]):
         field = f"flows[{groups.index(f['group'])}]"
         agent, sink, extra = _agent(f, field)
@@ -210,8 +237,17 @@ def script(net: Mapping[str, Any], duration: float, warmup: float, seed: int) ->
             # RFC 3168 (tcp.cc `ecn()`: one reduction per window, no retransmission); the
             # sinks echo CE until CWR (tcp-sink.cc).
             sets.append("ecn_ true")
+        module = [e.split(" ", 1)[1] for e in sets if e.startswith("CUBIC_PARAMS ")]
+        sets = [e for e in sets if not e.startswith("CUBIC_PARAMS ")]
         out.append(f"set tcp({i}) [new {agent}]")
         out += [f"$tcp({i}) set {s}" for s in sets]
+        if module:
+            # Module parameters are global to the algorithm in TCP-Linux: every CUBIC flow must agree.
+            if cubic_params.setdefault("p", module) != module:
+                raise CrosscheckError(f"{field}.cc_params", "(differs between CUBIC flows)",
+                                      "the same CUBIC parameters in every group (ns-2's are global to the module)")
+            out += [f"$tcp({i}) set_ca_default_param cubic {m}" for m in module]
+            out.append(f"$tcp({i}) select_ca cubic")
         out.append(f"$ns attach-agent $n({f['src']}) $tcp({i})")
         out.append(f"set sink({i}) [new {sink}]")
         if f["delayed_ack"]:

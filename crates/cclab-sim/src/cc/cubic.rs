@@ -344,9 +344,15 @@ impl CongestionControl for Cubic {
     }
 
     fn params(&self) -> Vec<(&'static str, f64)> {
+        let flag = |b: bool| if b { 1.0 } else { 0.0 };
         vec![
-            ("hystart", if self.cfg.hystart { 1.0 } else { 0.0 }),
-            ("hystart_pp", if self.cfg.hystart_pp { 1.0 } else { 0.0 }),
+            ("hystart", flag(self.cfg.hystart)),
+            ("hystart_pp", flag(self.cfg.hystart_pp)),
+            // resolved from `variant` where not given: what a cross-check peer must be told
+            ("c", self.cfg.c),
+            ("beta", self.cfg.beta),
+            ("fast_convergence", flag(self.cfg.fast_convergence)),
+            ("reno_friendly", flag(self.cfg.reno_friendly)),
         ]
     }
 }
