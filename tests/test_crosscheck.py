@@ -94,6 +94,13 @@ def test_vegas_gets_the_thresholds_cclab_resolved_for_the_flows_stack():
         assert f"$tcp(0) set {line}\n" in text, line
 
 
+def test_highspeeds_table_or_formulas_both_go_to_ns2s_formulas():
+    for table in (0, 1):
+        assert refusal(scenario(cc="highspeed", recovery="sack", cc_params={"table": table}), "ns2") is None
+    assert refusal(scenario(cc="highspeed", cc_params={"low_window": 10}), "ns2").field == (
+        "flows[0].cc_params.low_window")
+
+
 def test_cubic_runs_ns2s_linux_cubic_with_the_parameters_cclab_resolved():
     text = tcl(scenario(cc="cubic", recovery="sack", cc_params={"variant": 1}))
     assert text.count("[new Agent/TCP/Linux]") == 2 and "$tcp(1) select_ca cubic\n" in text

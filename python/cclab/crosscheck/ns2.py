@@ -43,7 +43,10 @@ SUFFIX = ".tcl"
 CC_PARAMS = {"vegas": ("alpha", "beta", "gamma"),
              # ns-2.35's CUBIC is Linux 2.6.22's under Agent/TCP/Linux: beta and C map to its
              # module parameters; HyStart it has not.
-             "cubic": ("variant", "beta", "c", "fast_convergence", "hystart", "hystart_pp")}
+             "cubic": ("variant", "beta", "c", "fast_convergence", "hystart", "hystart_pp"),
+             # ns-2 computes a(w) and b(w) from RFC 3649's formulas (table = 0); the RFC's table
+             # (table = 1, Linux's) is those formulas rounded, so either is let through.
+             "highspeed": ("table",)}
 #: ns-2's window_ for a flow without a receiver window.
 NO_RWND = 1_000_000
 #: What the Tcl script reports per flow, once at the warmup and once at the end: the agent's
