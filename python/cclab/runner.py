@@ -76,6 +76,8 @@ class Done:
     exception: Optional[BaseException] = None  # the exception itself, for a job run in this process
     #: It failed for memory (MemoryBudgetError), alone if the runner could give it the whole budget.
     memory: bool = False
+    #: The memory budget, bytes, it failed under (with ``memory``, where known).
+    budget: Optional[int] = None
 
     @property
     def ok(self) -> bool:
@@ -183,23 +185,27 @@ class _Failed:
     exception: Optional[BaseException] = None
     #: It stopped for memory (MemoryBudgetError): alone, it may fit.
     memory: bool = False
+    #: The memory budget it ran under, bytes (where it stopped for memory and the budget is known).
+    budget: Optional[int] = None
 
     def __reduce__(self) -> Any:
-        return (_Failed, (self.error, self.traceback, None, self.memory))
+        return (_Failed, (self.error, self.traceback, None, self.memory, self.budget))
 
 
 def _call(work: Callable[[Job], Any], job: Job, memory_limit: Optional[int] = None) -> Any:
     """``work(job)``, or what failed. ``memory_limit``: the run's memory budget in bytes
     (CCLAB_MEMORY_LIMIT while it runs), where the runner shares the machine among workers."""
-    from ._core import MemoryBudgetError
+    from ._core import MemoryBudgetError, memory_budget
 
     before = os.environ.get(_LIMIT_VAR)
     if memory_limit is not None:
         os.environ[_LIMIT_VAR] = f"{memory_limit}B"
+    budget = memory_budget()  # what a run built now takes (the limit just set, or its share of the machine)
     try:
         return work(job)
     except Exception as e:  # noqa: BLE001 - a failed job is reported; the others go on
-        return _Failed(one_line(e), traceback.format_exc(), e, isinstance(e, MemoryBudgetError))
+        memory = isinstance(e, MemoryBudgetError)
+        return _Failed(one_line(e), traceback.format_exc(), e, memory, budget if memory else None)
     finally:
         if memory_limit is not None:
             if before is None:
@@ -225,7 +231,8 @@ def memory_shares(workers: int) -> Optional[tuple[int, int]]:
 
 def _done(job: Job, out: Any) -> Done:
     if isinstance(out, _Failed):
-        return Done(job, error=out.error, traceback=out.traceback, exception=out.exception, memory=out.memory)
+        return Done(job, error=out.error, traceback=out.traceback, exception=out.exception, memory=out.memory,
+                    budget=out.budget)
     return Done(job, out)
 
 

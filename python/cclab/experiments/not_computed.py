@@ -6,7 +6,7 @@ eq. (15) as printed does this at a 1 s RTT: its 50 windows jump to millions of p
 epoch. Losing the whole experiment to one such run would lose every verdict the other runs give,
 so the run is kept as *not computed*:
 
-- its file in ``runs/`` records the error and the memory budget then, under the run's
+- its file in ``runs/`` records the error and the memory budget it ran under, under the run's
   fingerprint; a later reproduction skips it unless its budget is ``RETRY_MARGIN`` times larger
   (the budget follows the memory free, which moves by a few per cent from run to run);
 - the experiment's report is written from the other runs, with the runs not computed listed;
@@ -38,9 +38,10 @@ def _budget() -> Optional[int]:
     return _core.memory_budget()
 
 
-def marker(key: str, fingerprint: str, error: str) -> Dict[str, Any]:
-    """The ``runs/`` file of a run not computed: the error and the memory budget it failed under."""
-    return {"key": key, "fingerprint": fingerprint, "not_computed": error, "budget_bytes": _budget()}
+def marker(key: str, fingerprint: str, error: str, budget: Optional[int]) -> Dict[str, Any]:
+    """The ``runs/`` file of a run not computed: the error and the memory budget, bytes, it failed
+    under (None where unknown: it is then tried again)."""
+    return {"key": key, "fingerprint": fingerprint, "not_computed": error, "budget_bytes": budget}
 
 
 def still_out_of_reach(saved: Mapping[str, Any]) -> bool:

@@ -169,9 +169,9 @@ class _Plan:
         self.results[r.key] = tables
         self._save(r, {"key": r.key, "fingerprint": self.fps[r.key], "tables": tables})
 
-    def keep_not_computed(self, r: Run, error: str) -> None:
+    def keep_not_computed(self, r: Run, error: str, budget: Optional[int]) -> None:
         self.missing[r.key] = error
-        self._save(r, not_computed.marker(r.key, self.fps[r.key], error))
+        self._save(r, not_computed.marker(r.key, self.fps[r.key], error, budget))
 
     def _save(self, r: Run, content: Dict[str, Any]) -> None:
         f = self.folder / "runs" / _run_file_name(r)
@@ -308,7 +308,7 @@ def run_experiments(
         if d.ok:
             p.keep(r, d.value)
         elif d.memory:  # even alone: more than this machine has (not_computed.py)
-            p.keep_not_computed(r, d.error or "")
+            p.keep_not_computed(r, d.error or "", d.budget)
         else:
             failures.append(d)
         report_progress(p)
