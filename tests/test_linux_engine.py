@@ -26,7 +26,7 @@ from cclab.linux import engine
 from cclab.advice import CclabWarning
 from cclab.linux.endpoint import StateReader
 from cclab.linux.errors import Unsupported
-from cclab.linux.result_build import LIMITED_FLAG, limited_fractions
+from cclab.linux.result_build import LIMITED_FLAG, bbr_mode, limited_fractions
 from cclab.linux.host import NS_STEM, cleanup_leftovers, missing_requirements, registered_ccs, registered_struct_ops
 from cclab.linux.testbed import Testbed as Bed
 
@@ -181,6 +181,28 @@ def test_the_state_reader_finds_an_entry_by_local_port_with_one_system_call(tmp_
 
 
 @needs_bpf
+@pytest.mark.parametrize("pacing, cwnd, mode", [
+    (739 / 256, 739 / 256, "STARTUP"), (88 / 256, 739 / 256, "DRAIN"), (1.25, 2.0, "PROBE_BW"),
+    (0.75, 2.0, "PROBE_BW"), (1.0, 2.0, "PROBE_BW"), (1.0, 1.0, "PROBE_RTT"),
+])
+def test_kernel_bbrs_mode_is_read_from_its_gains(pacing, cwnd, mode) -> None:
+    # tcp_bbr.c's gains in BBR_UNIT = 256: bbr_high_gain 739, bbr_drain_gain 88, bbr_cwnd_gain 512.
+    assert bbr_mode(pacing, cwnd) == mode
+
+
+@needs_testbed
+def test_kernel_bbr_shows_its_modes_bandwidth_and_min_rtt_in_cc_series() -> None:
+    res = cclab.run(dumbbell("bbr", "6s"), engine="linux")
+    cs = res.cc_series
+    assert len(cs) >= 0.9 * len(res.flow_series) and cs["state"].iloc[0] == "STARTUP"
+    assert {"STARTUP", "PROBE_BW"} <= set(cs["state"]) <= {"STARTUP", "DRAIN", "PROBE_BW", "PROBE_RTT"}
+    late = cs[cs["time_s"] >= 3.0]
+    # Its bandwidth estimate is the bottleneck's rate (wire bits), its minimum RTT the path's 40 ms.
+    assert late["bw_bps"].median() == pytest.approx(20e6, rel=0.15)
+    assert late["min_rtt_s"].between(0.0399, 0.045).all()
+    assert set(late["pacing_gain"].round(3)) <= {1.25, 0.75, 1.0}
+
+
 def test_cclab_ghstcp_shows_its_mode_in_cc_series() -> None:
     res = cclab.run(dumbbell("cclab_ghstcp", "6s", count=2), engine="linux")
     cs = res.cc_series

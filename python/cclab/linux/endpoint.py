@@ -44,6 +44,24 @@ def tcp_info(sock: socket.socket) -> Dict[str, Any]:
     return out
 
 
+#: getsockopt level IPPROTO_TCP: the congestion control's own record (include/uapi/linux/tcp.h).
+TCP_CC_INFO = 26
+#: BBR's gains are fixed point over BBR_UNIT (net/ipv4/tcp_bbr.c).
+BBR_UNIT = 256
+
+
+def bbr_info(sock: socket.socket) -> Dict[str, Any]:
+    """Kernel BBR's ``struct tcp_bbr_info`` (include/uapi/linux/inet_diag.h, filled by tcp_bbr.c
+    ``bbr_get_info``): its bandwidth estimate in bytes per second (two 32-bit halves), its minimum
+    RTT in microseconds and its pacing and window gains; {} from an algorithm that fills none."""
+    raw = sock.getsockopt(socket.IPPROTO_TCP, TCP_CC_INFO, 20)
+    if len(raw) < 20:
+        return {}
+    bw_lo, bw_hi, min_rtt_us, pacing_gain, cwnd_gain = struct.unpack("=5I", raw[:20])
+    return {"bbr_bw_Bps": (bw_hi << 32) | bw_lo, "bbr_min_rtt_us": min_rtt_us,
+            "bbr_pacing_gain": pacing_gain / BBR_UNIT, "bbr_cwnd_gain": cwnd_gain / BBR_UNIT}
+
+
 class StateReader:
     """Reads a BPF congestion control's shown state (cclab_bpf.h ``cclab_show``: a hash map from
     the sender socket's local port to ``struct cclab_state {u32 state; u32 value;}``) with the
@@ -157,6 +175,8 @@ def send(cfg: Dict[str, Any]) -> None:
             if s is not None:
                 try:
                     row.update(tcp_info(s))
+                    if f.cfg.get("cc") == "bbr":
+                        row.update(bbr_info(s))
                     reader = readers.get(f.cfg.get("state_map_id"))  # type: ignore[arg-type]
                     shown = reader.read(s.getsockname()[1]) if reader is not None else None
                     if shown is not None:

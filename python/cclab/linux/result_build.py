@@ -29,6 +29,17 @@ NA = pd.NA
 LIMITED_FLAG = 0.05
 
 
+def bbr_mode(pacing_gain: float, cwnd_gain: float) -> str:
+    """Kernel BBR's mode, which it does not report, from the gains it does (net/ipv4/tcp_bbr.c):
+    PROBE_RTT runs both at 1, PROBE_BW the window at 2 (its pacing gain cycles), STARTUP and DRAIN
+    the window at the high gain 2/ln 2, pacing at it in STARTUP and at its inverse in DRAIN."""
+    if cwnd_gain <= 1.0:
+        return "PROBE_RTT"
+    if cwnd_gain <= 2.0:
+        return "PROBE_BW"
+    return "STARTUP" if pacing_gain > 1.0 else "DRAIN"
+
+
 def _table(name: str, rows: List[Dict[str, Any]]) -> pd.DataFrame:
     """Rows into the table's schema: uint64 columns as UInt64 (<NA> where not measured)."""
     if not rows:
@@ -111,7 +122,14 @@ def build_result(p: Dict[str, Any], seed: int, wall: float, samples: List[Dict[s
                 })
                 prev = wire_bytes
                 names = (states or {}).get(i, ())
-                if r.get("cc_state") is not None and names:
+                if r.get("bbr_pacing_gain") is not None:
+                    # Kernel BBR's own record (TCP_CC_INFO), the columns of the simulator's BBR.
+                    pg, cg = r["bbr_pacing_gain"], r["bbr_cwnd_gain"]
+                    cc_rows.append({"time_s": r["t"], "flow": i, "state": bbr_mode(pg, cg),
+                                    "pacing_rate_bps": float(r.get("pacing_rate") or 0) * 8 * wire,
+                                    "pacing_gain": pg, "cwnd_gain": cg, "bw_bps": r["bbr_bw_Bps"] * 8 * wire,
+                                    "min_rtt_s": r["bbr_min_rtt_us"] / 1e6})
+                elif r.get("cc_state") is not None and names:
                     # A BPF algorithm's own state (cclab_show), as the simulator's cc_series shows
                     # BBR's; the columns it does not show stay NaN.
                     k = int(r["cc_state"])
