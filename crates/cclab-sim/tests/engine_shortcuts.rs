@@ -24,9 +24,10 @@ fn run(text: &str, cut_through: bool) -> (String, u64) {
     (d.lines().filter(|l| !l.starts_with("summary.events:")).collect::<Vec<_>>().join("\n"), b.sim.events_handled)
 }
 
-/// Scenarios where cutting through is tempting and easy to get wrong: delayed ACKs and a
-/// warm-up in the middle of the traffic, identical flows in lockstep (ties), slow access
-/// links that queue a flow's own packets, a graph whose links are all sampled, UDP, loss.
+/// Scenarios where cutting through (and delivering ahead to a receiver) is tempting and easy to
+/// get wrong: delayed ACKs and a warm-up in the middle of the traffic, identical flows in
+/// lockstep (ties), slow access links that queue a flow's own packets, one flow whose every
+/// link is private, a graph whose links are all sampled, UDP, loss.
 const CASES: &[(&str, &str)] = &[
     (
         "lockstep, delayed ACKs, warm-up",
@@ -62,6 +63,23 @@ rtt = "90ms"
 start = "0.3s"
 [[udp]]
 rate = "5Mbps"
+"#,
+    ),
+    (
+        // One flow: every link is private, so packets and their ACKs go through chains of
+        // cut-through links and to the receiver ahead of the clock; a warm-up inside the traffic
+        // leaves some on wires, which packets handed on later must not overtake.
+        "one flow, chains of private links, warm-up",
+        r#"
+duration = "12s"
+warmup = "10s"
+[topology]
+bottleneck = { rate = "100Mbps", delay = "28ms", buffer = "125pkts" }
+[[flows]]
+cc = "reno"
+recovery = "reno"
+rtt = "60ms"
+access_rate = "1Gbps"
 "#,
     ),
     (

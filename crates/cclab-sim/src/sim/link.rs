@@ -27,6 +27,22 @@
 //! (no packet of its own waiting or being sent then, and none still on a wire towards it),
 //! and no reading of counters may fall between now and the arrival (the warm-up
 //! snapshot, the end of the run). A link where a trace logs events is never private.
+//!
+//! # Delivering ahead to a receiver
+//!
+//! A data packet sent by the last link of its path is, in the same way, handed to its
+//! receiver at once, at its arrival time, when nothing can tell: the receiver changes only
+//! through its own flow's packets, which reach it in the order they leave, and through its
+//! delayed-ACK timer. So it is done only when no packet is ahead of it on that wire, the
+//! receiver's timer is not due before the arrival, its ACKs' first link is private and idle
+//! then (they are put on it at the arrival time), and no reading falls in between: no
+//! sample of the time series (which reads the receiver's counters), no warm-up snapshot, not
+//! the end of the run. Not with a trace, nor with web traffic, whose receivers start flows.
+//! The packets still on the wire ahead of it (put there while something could tell) go
+//! first, each at its own arrival and under the same conditions; the wire's event of one
+//! that went is then left to find the head moved on, and the new head gets its own, made when
+//! it was sent, as `wire_head` makes it. The wire's event is saved: one event per data packet
+//! in a dumbbell.
 
 use super::Simulation;
 use crate::engine::Event;
@@ -91,8 +107,10 @@ impl Simulation {
             self.events.push_made_at(now, t, Event::LinkReady(l));
         }
         if let Err(p) = self.cut_through(now, p, tx.arrive) {
-            if self.links[l as usize].wire_push(tx.arrive, p) {
-                self.events.push_made_at(now, tx.arrive, Event::WireHead(l));
+            if let Err(p) = self.deliver_ahead(l, now, p, tx.arrive) {
+                if self.links[l as usize].wire_push(tx.arrive, p) {
+                    self.events.push_made_at(now, tx.arrive, Event::WireHead(l));
+                }
             }
         }
     }
@@ -111,21 +129,108 @@ impl Simulation {
         let to = &self.links[n];
         let idle = at >= to.busy_until && !to.ready_pending && to.queue.len_pkts() == 0;
         let unseen = at < self.end && !(now <= self.warmup && self.warmup <= at);
-        if !(idle && unseen && self.wired_until[n] < now) {
+        // Every packet put on a wire towards it has arrived by the clock (not merely by `now`, which
+        // runs ahead of the clock along a chain of cut-through links).
+        if !(idle && unseen && self.wired_until[n] < self.now) {
             self.wired_until[n] = self.wired_until[n].max(at);
             return Err(p);
         }
         p.hop += 1;
-        let arrival = self.links[n].arrive(at, p);
-        self.count_head_drops(next);
+        self.arrive_at(next, p, at);
+        Ok(())
+    }
+
+    /// Packet `p` arrives at link `l` at `at`, which may be later than the clock, and what that
+    /// asks for is scheduled as made then.
+    fn arrive_at(&mut self, l: u32, p: Packet, at: SimTime) {
+        let arrival = self.links[l as usize].arrive(at, p);
+        self.count_head_drops(l);
         match arrival {
             Arrival::Dropped(p, cause) => self.count_drop(&p, cause),
-            Arrival::StartTx => self.start_tx_at(next, at),
-            Arrival::Sent(p, tx) => self.transmitted(next, at, p, tx),
-            Arrival::Queued(Some(t)) => self.events.push_made_at(at, t, Event::LinkReady(next)),
+            Arrival::StartTx => self.start_tx_at(l, at),
+            Arrival::Sent(p, tx) => self.transmitted(l, at, p, tx),
+            Arrival::Queued(Some(t)) => self.events.push_made_at(at, t, Event::LinkReady(l)),
             Arrival::Queued(None) => {}
         }
-        Ok(())
+    }
+
+    /// Hands data packet `p`, which link `l` (the last of its path) sent at `now` to arrive at
+    /// `at`, to its receiver at once, after the packets still on that wire ahead of it, each at
+    /// its own arrival, if nothing can tell (module comment, "Delivering ahead"); else gives it
+    /// back, with those it could not hand on left on the wire.
+    fn deliver_ahead(&mut self, l: u32, now: SimTime, p: Packet, at: SimTime) -> Result<(), Packet> {
+        let last = self.path_of(&p).len() == p.hop as usize;
+        if !last || p.kind != Kind::Data || self.trace.is_some() || self.web.is_some() {
+            return Err(p);
+        }
+        let li = l as usize;
+        if self.links[li].vary.is_some() {
+            return Err(p);
+        }
+        let mut drained = false;
+        while let Some(&(t, q)) = self.links[li].wire.front() {
+            if !self.receivable(now, &q, t) {
+                break;
+            }
+            self.links[li].wire.pop_front();
+            drained = true;
+            self.receive_at(q, t);
+        }
+        if self.links[li].wire.is_empty() && self.receivable(now, &p, at) {
+            self.receive_at(p, at);
+            return Ok(());
+        }
+        if drained {
+            // The head's event was for a packet now received: the new head's, made when it was
+            // sent, as `wire_head` would have made it (the old one finds the head moved on).
+            if let Some(&(t, q)) = self.links[li].wire.front() {
+                let sent = t - self.links[li].delay - self.links[li].rate.tx_time(q.size);
+                self.events.push_made_at(sent, t, Event::WireHead(l));
+            }
+        }
+        Err(p)
+    }
+
+    /// Whether data packet `p`, arriving at its receiver at `at` (the clock reading `now`), can
+    /// be received now: nothing reads the receiver's counters in between, its timer is not due
+    /// before, and its ACKs' first link is private and idle then.
+    fn receivable(&self, now: SimTime, p: &Packet, at: SimTime) -> bool {
+        if !(at < self.end && at < self.next_sample && !(now <= self.warmup && self.warmup <= at)) {
+            return false;
+        }
+        let fl = &self.flows[p.flow as usize];
+        if fl.receiver.delack_deadline.is_some_and(|d| d <= at) || fl.delack_event_at.is_some_and(|t| t <= at) {
+            return false;
+        }
+        let Some(&a) = fl.path_ack.first() else {
+            return false;
+        };
+        let to = &self.links[a as usize];
+        self.private[a as usize] && at >= to.busy_until && !to.ready_pending && to.queue.len_pkts() == 0
+    }
+
+    /// Data packet `p` reaches its receiver at `at`: what `deliver` does, as at `at`.
+    fn receive_at(&mut self, p: Packet, at: SimTime) {
+        let f = p.flow as usize;
+        let a = self.flows[f].path_ack[0];
+        let ack = self.flows[f].receiver.on_data(&p, at);
+        if let Some(mut early) = self.flows[f].receiver.take_early_ack() {
+            early.hop = 1;
+            self.arrive_at(a, early, at);
+        }
+        if let Some(mut ack) = ack {
+            ack.hop = 1;
+            self.arrive_at(a, ack, at);
+        }
+        // `sync_timers` after a delivery: a delivery moves only the receiver's timer (the
+        // sender's have their events pending since the sender last changed).
+        let fl = &mut self.flows[f];
+        if let Some(d) = fl.receiver.delack_deadline {
+            if fl.delack_event_at.is_none_or(|t| t > d) {
+                fl.delack_event_at = Some(d);
+                self.events.push_made_at(at, d, Event::DelAck(p.flow));
+            }
+        }
     }
 
     /// The links whose packets may be cut through to them: each crossed by one path only,
@@ -178,6 +283,10 @@ impl Simulation {
     }
 
     pub(super) fn wire_head(&mut self, l: u32) {
+        let link = &self.links[l as usize];
+        if link.vary.is_none() && link.wire.front().is_none_or(|&(t, _)| t != self.now) {
+            return; // its packet was delivered ahead (`deliver_ahead`): the new head has its own event
+        }
         let (p, next) = self.links[l as usize].wire_pop();
         if let Some((t, sent)) = next {
             // Made when the next packet went on the wire, if that is later than now: it was cut

@@ -202,6 +202,9 @@ pub struct Simulation {
     wired_until: Vec<SimTime>,
     /// The packet and sender-state trace, when the scenario asks for one (`crate::trace`).
     trace: Option<Box<crate::trace::Trace>>,
+    /// When the next `Sample` event is due (`SimTime::MAX`: none): a data packet is handed to
+    /// its receiver ahead of its time only if it arrives before (sim/link.rs).
+    next_sample: SimTime,
 }
 
 impl Simulation {
@@ -232,6 +235,7 @@ impl Simulation {
             private: Vec::new(),
             wired_until: Vec::new(),
             trace: None,
+            next_sample: SimTime::MAX,
         }
     }
 
@@ -326,6 +330,7 @@ impl Simulation {
         self.last_sample_tx = vec![0; self.links.len()];
         if self.sample_interval.is_some() {
             self.events.push(SimTime::ZERO, Event::Sample);
+            self.next_sample = SimTime::ZERO;
         }
         self.link_at_warmup = vec![LinkSnapshot::default(); self.links.len()];
         if self.warmup > SimTime::ZERO {

@@ -68,8 +68,10 @@ impl Simulation {
             self.queue_series.push(now, l, link.queue.as_ref(), &link.qstats, thr);
         }
         self.last_sample_time = now;
+        self.next_sample = SimTime::MAX;
         if let Some(iv) = self.sample_interval {
             self.events.push(now + iv, Event::Sample);
+            self.next_sample = now + iv;
         }
     }
 
