@@ -7,9 +7,10 @@ the worker process so the full result never crosses a process boundary), and
 how it draws the figure and compares the numbers (``report``).
 
 A report holds figures and *checks* (``verdicts``: a published number beside
-cclab's, a qualitative claim, a model curve), each with one of four verdicts:
+cclab's, a qualitative claim, a model curve), each with one of five verdicts:
 matches, differs-explained (an ablation computed by the experiment proves the
-cause), differs-unexplained, uninformative. Where the paper leaves a choice
+cause), differs-unexplained, uninformative, not-computed (a run it needs did not
+fit in memory: not_computed.py). Where the paper leaves a choice
 open that moves a verdict, the report carries the checks under every setting
 (``variants``) and names the default.
 """
