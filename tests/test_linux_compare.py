@@ -153,3 +153,16 @@ def test_each_papers_bpf_algorithm_loads_and_fills_the_bottleneck(cc: str) -> No
     assert res.flows.loc[0, "cc"] == cc and res.summary()["linux_relay_lost"] == 0
     assert res.flow_series.cwnd.max() > 20  # the window grew: the algorithm ran
     assert not registered_ccs()
+
+
+@needs_bpf
+def test_cclab_ubr_shows_its_extra_windows_phase_in_cc_series() -> None:
+    # Under-buffered (a fifth of a BDP): after the first cycle measures W_full, the extra window
+    # fills the capacity Reno leaves unused (paper 003, eq. (4)).
+    sc = dumbbell("cclab_ubr", "10s")
+    sc["topology"]["bottleneck"]["buffer"] = "0.2bdp"
+    res = cclab.run(sc, engine="linux")
+    cs = res.cc_series
+    assert len(cs) >= 0.9 * len(res.flow_series) and cs["state"].iloc[0] == "none"
+    assert set(cs["state"]) <= {"none", "filling", "full"} and "filling" in set(cs["state"])
+    assert not registered_ccs()

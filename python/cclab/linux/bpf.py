@@ -45,7 +45,7 @@ class BpfCc:
 #: name -> algorithm; the name is the struct_ops' and the kernel's (``tcp_congestion_ops.name``).
 REGISTRY: Dict[str, BpfCc] = {
     "cclab_reno": BpfCc("cclab_reno.bpf.c", "newreno"),
-    "cclab_ubr": BpfCc("cclab_ubr.bpf.c", "ubr"),
+    "cclab_ubr": BpfCc("cclab_ubr.bpf.c", "ubr", ("none", "filling", "full")),
     "cclab_ghstcp": BpfCc("cclab_ghstcp.bpf.c", "ghstcp", ("hstcp", "reno")),
     "cclab_tcpgt": BpfCc("cclab_tcpgt.bpf.c", "tcp-gt", sockops=True, option_bytes=12, counters=(
         "opt_data_written", "opt_ack_written", "opt_data_parsed", "opt_ack_parsed", "epochs", "increases",

@@ -37,6 +37,9 @@
  *   the extra first, then Reno's part. An undo restores Reno's part to the restored window
  *   with no extra (case 1 rebuilds it).
  *
+ * - Its phase is shown to user space when it changes (cclab_show: cc_series' state `none`,
+ *   `filling` or `full`, the extra window in packets as the value).
+ *
  * | parameter       | meaning                                        | value | fixed point        |
  * |-----------------|------------------------------------------------|-------|--------------------|
  * | alpha           | congestion threshold on LSRTT / RTT_min (eq 1) | 1.02  | 102 / 100          |
@@ -73,7 +76,12 @@ struct ubr {
 	__u64 seg_sum, up_sum, down_sum;
 	__s64 g_up, g_down; /* CUSUMs, 1/1024 nat */
 	__u64 round_start;  /* us */
+	__u32 phase;        /* shown to user space (UBR_*) */
 };
+
+/* The extra window's phase, shown (cclab_show: cc_series' state) when it changes: none, growing
+ * towards W_full (eq. 4, case 1), or held at W_full while Reno's part grows (case 2). */
+enum { UBR_NONE, UBR_FILLING, UBR_FULL };
 
 _Static_assert(sizeof(struct ubr) <= 104, "icsk_ca_priv holds 104 bytes");
 
@@ -136,6 +144,13 @@ static __always_inline void ubr_lsrtt_sample(struct ubr *ca, __u32 x)
 	}
 }
 
+static __always_inline void ubr_set_phase(const struct sock *sk, struct ubr *ca, __u32 phase)
+{
+	if (ca->phase != phase)
+		cclab_show(sk, phase, ca->extra_fp >> WFP);
+	ca->phase = phase;
+}
+
 SEC("struct_ops/cclab_ubr_init")
 void BPF_PROG(cclab_ubr_init, struct sock *sk)
 {
@@ -143,6 +158,7 @@ void BPF_PROG(cclab_ubr_init, struct sock *sk)
 
 	__builtin_memset(ca, 0, sizeof(*ca));
 	cclab_tcp_sk(sk)->snd_cwnd_cnt = 0;
+	cclab_show(sk, UBR_NONE, 0);
 }
 
 SEC("struct_ops/cclab_ubr_ssthresh")
@@ -160,6 +176,7 @@ __u32 BPF_PROG(cclab_ubr_ssthresh, struct sock *sk)
 	ca->reno_fp = cclab_max(reno / 2, 2 << WFP); /* Reno halves its own window */
 	ca->extra_fp = 0;
 	ca->armed = 0;
+	ubr_set_phase(sk, ca, UBR_NONE);
 	return ca->reno_fp >> WFP;
 }
 
@@ -177,6 +194,7 @@ void BPF_PROG(cclab_ubr_cong_avoid, struct sock *sk, __u32 ack, __u32 acked)
 		acked = cclab_slow_start(tp, acked);
 		ca->reno_fp = tp->snd_cwnd << WFP;
 		ca->extra_fp = 0;
+		ubr_set_phase(sk, ca, UBR_NONE);
 		if (!acked)
 			return;
 		snd = tp->snd_cwnd << WFP;
@@ -212,6 +230,7 @@ void BPF_PROG(cclab_ubr_cong_avoid, struct sock *sk, __u32 ack, __u32 acked)
 	}
 	ca->reno_fp = reno;
 	ca->extra_fp = extra;
+	ubr_set_phase(sk, ca, !extra ? UBR_NONE : reno + extra >= wf ? UBR_FULL : UBR_FILLING);
 	tp->snd_cwnd = cclab_min(cclab_max((reno + extra) >> WFP, 2), tp->snd_cwnd_clamp);
 }
 
@@ -243,6 +262,7 @@ __u32 BPF_PROG(cclab_ubr_undo_cwnd, struct sock *sk)
 
 	ca->reno_fp = w << WFP;
 	ca->extra_fp = 0;
+	ubr_set_phase(sk, ca, UBR_NONE);
 	return w;
 }
 
