@@ -165,6 +165,10 @@ def test_one_tcpgt_flow_fills_the_link_with_a_small_queue_and_its_echo_ends_an_e
     # ...and each epoch lasts one round trip: about 8 s / 40 ms = 200 epochs (the first second, less).
     assert 120 < s["linux_bpf_epochs"] < 220
     assert s["linux_bpf_increases"] > 0 and s["linux_bpf_decreases"] > 0
+    # Its standing decision is shown (cclab_show): none before the first measured epoch, then both.
+    cs = res.cc_series
+    assert len(cs) >= 0.9 * len(res.flow_series) and cs["state"].iloc[0] == "measuring"
+    assert {"increase", "decrease"} <= set(cs["state"]) <= {"measuring", "increase", "decrease"}
     # Goodput over [4 s, 8 s] near the 50 Mbit/s rate; the queue a few packets of the 167-packet
     # buffer (1 BDP), where a loss-based algorithm fills it: TCP-GT decreases on delay, not loss.
     assert res.flows.loc[0, "goodput_bps"] > 0.85 * 50e6

@@ -47,7 +47,8 @@ REGISTRY: Dict[str, BpfCc] = {
     "cclab_reno": BpfCc("cclab_reno.bpf.c", "newreno"),
     "cclab_ubr": BpfCc("cclab_ubr.bpf.c", "ubr", ("none", "filling", "full")),
     "cclab_ghstcp": BpfCc("cclab_ghstcp.bpf.c", "ghstcp", ("hstcp", "reno")),
-    "cclab_tcpgt": BpfCc("cclab_tcpgt.bpf.c", "tcp-gt", sockops=True, option_bytes=12, counters=(
+    "cclab_tcpgt": BpfCc("cclab_tcpgt.bpf.c", "tcp-gt", ("measuring", "increase", "decrease"), sockops=True,
+                         option_bytes=12, counters=(
         "opt_data_written", "opt_ack_written", "opt_data_parsed", "opt_ack_parsed", "epochs", "increases",
         "decreases", "no_storage", "ts_tr_over_1ms", "ts_tr_over_2500us")),
     "cclab_hrf": BpfCc("cclab_hrf.bpf.c", "hrf", ("vacant", "buffered")),

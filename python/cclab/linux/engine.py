@@ -183,6 +183,7 @@ def run_linux(scenario: Any, seed: Optional[int] = None) -> Result:
                 state_maps[cc] = bpf.state_map(cc)
         if with_sockops:  # the endpoints then run in the testbed's cgroup, where its sockops program is
             tb.load_with_sockops(bpf.build(with_sockops[0]))
+            state_maps[with_sockops[0]] = bpf.state_map(with_sockops[0])
         cfg = {"addr": RCV_ADDR, "port": PORT, "duration_s": duration, "sample_interval_s": dt,
                "flows": [{"cc": cc, "start_s": f["start_s"], "stop_s": f["stop_s"],
                           "size_bytes": None if f["size_pkts"] is None else int(f["size_pkts"]) * _mss(p["mtu"], cc),

@@ -101,7 +101,20 @@ struct tcpgt {
 	__u64 s;            /* splitting variable s, 1/2^16 */
 	__s64 delta;        /* window change per acknowledged packet, 1/2^20 packet */
 	__u64 cwnd_fp;      /* the window, 1/2^20 packet; 0 = take the kernel's */
+	__u32 shown;        /* the decision shown to user space (TCPGT_SHOW_*) */
 };
+
+/* Algorithm 1's standing decision, shown (cclab_show: cc_series' state) when it changes:
+ * none yet (before the first measured epoch, and again after a loss until one is measured),
+ * increase (eq. 15) or decrease (eq. 17). */
+enum { TCPGT_SHOW_MEASURING, TCPGT_SHOW_INCREASE, TCPGT_SHOW_DECREASE };
+
+static __always_inline void tcpgt_show(const struct sock *sk, struct tcpgt *st, __u32 decision)
+{
+	if (st->shown != decision)
+		cclab_show(sk, decision, 0);
+	st->shown = decision;
+}
 
 struct {
 	__uint(type, BPF_MAP_TYPE_SK_STORAGE);
@@ -262,6 +275,8 @@ void BPF_PROG(cclab_tcpgt_init, struct sock *sk)
 	st->cwnd_fp = 0;
 	st->delivered_prev = cclab_tcp_sk(sk)->delivered;
 	tcpgt_afresh(st);
+	st->shown = TCPGT_SHOW_MEASURING;
+	cclab_show(sk, TCPGT_SHOW_MEASURING, 0);
 }
 
 /* The ACK echoes the running epoch: measure it, decide (Algorithm 1) and open the next. */
@@ -304,10 +319,12 @@ static __always_inline void tcpgt_end_epoch(struct sock *sk, struct tcpgt *st)
 				st->s = s < TCPGT_S_MAX ? s : TCPGT_S_MAX;
 				st->delta = (__s64)tcpgt_p(tcpgt_f(rtt), st->s, tr, n, cwnd);
 				count(&cclab_counters.increases);
+				tcpgt_show(sk, st, TCPGT_SHOW_INCREASE);
 			} else {
 				st->s = 1ull << TCPGT_FS;
 				st->delta = -(__s64)tcpgt_n_abs(rtt, tr, rtt_min, n, cwnd);
 				count(&cclab_counters.decreases);
+				tcpgt_show(sk, st, TCPGT_SHOW_DECREASE);
 			}
 		}
 	}
@@ -388,8 +405,10 @@ __u32 BPF_PROG(cclab_tcpgt_ssthresh, struct sock *sk)
 	const struct tcp_sock *tp = cclab_tcp_sk(sk);
 	struct tcpgt *st = tcpgt_of(sk);
 
-	if (st)
+	if (st) {
 		tcpgt_afresh(st);
+		tcpgt_show(sk, st, TCPGT_SHOW_MEASURING);
+	}
 	return cclab_max(tp->snd_cwnd / 2, TCPGT_MIN_CWND);
 }
 
