@@ -62,11 +62,13 @@ def available() -> Optional[str]:
     return shutil.which("ns")
 
 
-def _agent(f: Mapping[str, Any], field: str) -> tuple[str, str, List[str]]:
-    """The TCP agent class, the sink class and the agent's settings of a flow of group
-    ``field`` (``flows[i]``)."""
+def _agent(f: Mapping[str, Any], field: str) -> tuple[str, str, List[str], List[str]]:
+    """The TCP agent class, the sink class, the agent's settings and its congestion-control
+    module's parameters (Agent/TCP/Linux's; empty for the others) of a flow of group ``field``
+    (``flows[i]``)."""
     cc, rec = f["cc"], f["recovery"]
     extra: List[str] = []
+    module: List[str] = []
     if cc in ("reno", "newreno", "highspeed"):
         agent = {"reno": "Agent/TCP/Reno", "newreno": "Agent/TCP/Newreno", "sack": "Agent/TCP/Sack1"}[rec]
         if cc == "highspeed":
@@ -82,7 +84,7 @@ def _agent(f: Mapping[str, Any], field: str) -> tuple[str, str, List[str]]:
         p = f["cc_params"]
         extra += [f"v_alpha_ {p['alpha']!r}", f"v_beta_ {p['beta']!r}", f"v_gamma_ {p['gamma']!r}"]
     elif cc == "cubic":
-        agent, extra = "Agent/TCP/Linux", _cubic(f, field)
+        agent, module = "Agent/TCP/Linux", _cubic(f, field)
     else:
         raise CrosscheckError(f"{field}.cc", cc,
                               "reno, newreno, highspeed, vegas or cubic (the algorithms ns-2.35 has as cclab does)")
@@ -91,13 +93,13 @@ def _agent(f: Mapping[str, Any], field: str) -> tuple[str, str, List[str]]:
     sink = "Agent/TCPSink/Sack1" if rec == "sack" else "Agent/TCPSink"
     if f["delayed_ack"]:
         sink += "/DelAck"
-    return agent, sink, extra
+    return agent, sink, extra, module
 
 
 def _cubic(f: Mapping[str, Any], field: str) -> List[str]:
     """The module parameters of ns-2.35's CUBIC (Agent/TCP/Linux, tcp/linux/src/tcp_cubic.c: Linux
     2.6.22's CUBIC 2.1, beta 819/1024, bic_scale 41, max_increment 16, no HyStart) for cclab's
-    ``cubic`` as the flow resolved it, as ``set_ca_default_param`` lines (``CUBIC_PARAMS``).
+    ``cubic`` as the flow resolved it, as ``set_ca_default_param`` arguments.
     Agent/TCP/Linux recovers with SACK (its own, after Linux 2.6.22's)."""
     if f["recovery"] != "sack":
         raise CrosscheckError(f"{field}.recovery", f["recovery"], "sack with cc = \"cubic\" (ns-2's Agent/TCP/Linux "
@@ -109,9 +111,8 @@ def _cubic(f: Mapping[str, Any], field: str) -> List[str]:
         if p.get(name, 0):
             raise CrosscheckError(f"{field}.cc_params.{name}", p[name], "0 (ns-2.35's CUBIC has no HyStart)")
     # Linux's integer parameters: beta over 1024, and C = bic_scale * 10 / 1024 (cube_rtt_scale).
-    return [f"CUBIC_PARAMS beta {round(p['beta'] * 1024)}", f"CUBIC_PARAMS bic_scale {round(p['c'] * 102.4)}",
-            f"CUBIC_PARAMS fast_convergence {int(p['fast_convergence'])}",
-            f"CUBIC_PARAMS tcp_friendliness {int(p['reno_friendly'])}"]
+    return [f"beta {round(p['beta'] * 1024)}", f"bic_scale {round(p['c'] * 102.4)}",
+            f"fast_convergence {int(p['fast_convergence'])}", f"tcp_friendliness {int(p['reno_friendly'])}"]
 
 
 def _queue(link: Mapping[str, Any]) -> tuple[str, int, List[str]]:
@@ -216,10 +217,10 @@ def script(net: Mapping[str, Any], duration: float, warmup: float, seed: int) ->
     last_users: Dict[int, int] = {}
     for f in net["flows"]:
         last_users[f["path_data"][-1]] = last_users.get(f["path_data"][-1], 0) + 1
-    cubic_params: Dict[str, List[str]] = {}
+    cubic_module: Optional[List[str]] = None
     for i, f in enumerate(net["flows"]):
         field = f"flows[{groups.index(f['group'])}]"
-        agent, sink, extra = _agent(f, field)
+        agent, sink, extra, module = _agent(f, field)
         if f["init_cwnd"] != int(f["init_cwnd"]):
             raise CrosscheckError(f"{field}.init_cwnd", f["init_cwnd"],
                                   "a whole number of packets (ns-2's windowInit_ is an integer)")
@@ -240,13 +241,12 @@ def script(net: Mapping[str, Any], duration: float, warmup: float, seed: int) ->
             # RFC 3168 (tcp.cc `ecn()`: one reduction per window, no retransmission); the
             # sinks echo CE until CWR (tcp-sink.cc).
             sets.append("ecn_ true")
-        module = [e.split(" ", 1)[1] for e in sets if e.startswith("CUBIC_PARAMS ")]
-        sets = [e for e in sets if not e.startswith("CUBIC_PARAMS ")]
         out.append(f"set tcp({i}) [new {agent}]")
         out += [f"$tcp({i}) set {s}" for s in sets]
         if module:
             # Module parameters are global to the algorithm in TCP-Linux: every CUBIC flow must agree.
-            if cubic_params.setdefault("p", module) != module:
+            cubic_module = cubic_module or module
+            if cubic_module != module:
                 raise CrosscheckError(f"{field}.cc_params", "(differs between CUBIC flows)",
                                       "the same CUBIC parameters in every group (ns-2's are global to the module)")
             out += [f"$tcp({i}) set_ca_default_param cubic {m}" for m in module]
