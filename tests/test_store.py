@@ -62,6 +62,25 @@ def test_a_run_under_a_stack_profile_is_keyed_on_that_profiles_version_too(quick
     assert run_key(ns2, 1) != k_ns2 and run_key(web, 1) == k_web and run_key(quick, 1) == k
 
 
+def test_a_run_with_ns2s_delayed_send_is_keyed_on_the_overhead_version_too(quick, monkeypatch):
+    from cclab.store import result_versions
+
+    ns2 = dict(quick, flows=[dict(g, stack="ns2") for g in quick["flows"]])
+    with_overhead = dict(quick, flows=[dict(g, stack="ns2", overhead="12us") for g in quick["flows"]])
+    cclab_overhead = dict(quick, flows=[dict(g, overhead="12us") for g in quick["flows"]])
+    versions, overhead = _core.stack_versions(), _core.stack_overhead_versions()
+    assert overhead["ns2"] >= 1 and "linux" not in overhead and "cclab" not in overhead
+    assert result_versions(with_overhead) == [
+        _core.RESULT_VERSION, {"ns2": versions["ns2"], "ns2 overhead": overhead["ns2"]}]
+    assert result_versions(ns2) == [_core.RESULT_VERSION, {"ns2": versions["ns2"]}]
+    assert result_versions(cclab_overhead) == [_core.RESULT_VERSION]
+    keys = run_key(with_overhead, 1), run_key(ns2, 1), run_key(cclab_overhead, 1)
+    # Bumping the ns2 overhead's version moves the key of the ns2 run with an overhead only.
+    monkeypatch.setattr(_core, "stack_overhead_versions", lambda: dict(overhead, ns2=overhead["ns2"] + 1))
+    assert run_key(with_overhead, 1) != keys[0]
+    assert (run_key(ns2, 1), run_key(cclab_overhead, 1)) == keys[1:]
+
+
 def test_a_damaged_entry_is_a_miss_and_is_replaced(quick, tmp_path):
     quick["duration"] = "2s"
     store = RunStore(tmp_path)

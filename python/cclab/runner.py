@@ -405,10 +405,12 @@ def _on_processes(todo: List[Job], workers: int, work: Callable[[Job], Any], ini
 
 
 def _versions() -> tuple:
-    """This cclab's version, result version and stack profiles' versions."""
+    """This cclab's version, result version and stack profiles' versions (with their overheads')."""
     from . import _core
 
-    return (_core.__version__, int(_core.RESULT_VERSION), sorted(_core.stack_versions().items()))
+    stacks = sorted(_core.stack_versions().items())
+    stacks += sorted((f"{k} overhead", v) for k, v in _core.stack_overhead_versions().items())
+    return (_core.__version__, int(_core.RESULT_VERSION), stacks)
 
 
 def _simulate_only(job: Job, version: Any = None) -> Any:

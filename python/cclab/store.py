@@ -6,7 +6,8 @@ hand with every change that can move a result, guarded by the digest test
 ``crates/cclab-sim/tests/result_version.rs``), and, for a run whose flows follow
 a stack profile other than the default (``stack = "ns2"``), that profile's own
 version (``cclab._core.stack_versions()``), bumped when a change moves only the
-results under it. The store keys each finished run on exactly those, so rebuilding the core (``pip install .``) keeps every run
+results under it (and, for a run whose groups under such a profile have a send ``overhead``,
+the version of the profile's overhead, ``cclab._core.stack_overhead_versions()``). The store keys each finished run on exactly those, so rebuilding the core (``pip install .``) keeps every run
 whose results cannot have changed, and a change of what an experiment keeps of
 a run (its ``measure``) reads the stored result instead of simulating again.
 
@@ -51,6 +52,13 @@ def _stacks_named(scenario: Mapping[str, Any]) -> set:
     return {s for s in named if isinstance(s, str)}
 
 
+def _stacks_with_overhead(scenario: Mapping[str, Any]) -> set:
+    groups = scenario.get("flows")
+    groups = groups if isinstance(groups, list) else []
+    return {g.get("stack") for g in groups if isinstance(g, Mapping) and isinstance(g.get("stack"), str)
+            and g.get("overhead") is not None}
+
+
 def result_versions(scenario: Mapping[str, Any]) -> list:
     """The versions a run's results depend on: the core's RESULT_VERSION, then, if the scenario
     names stack profiles with versions of their own, those versions by name. A scenario that
@@ -58,6 +66,12 @@ def result_versions(scenario: Mapping[str, Any]) -> list:
     A scenario naming an algorithm registered at run time adds ``{"external": {name: digest}}``."""
     versions = _core.stack_versions()
     own = {name: versions[name] for name in sorted(_stacks_named(scenario)) if versions.get(name, 0) > 0}
+    # A profile's send overhead has a version of its own (StackProfile::overhead_version), in the
+    # key of the runs whose groups follow it with an `overhead` only.
+    overhead = _core.stack_overhead_versions()
+    for name in sorted(_stacks_with_overhead(scenario)):
+        if name in overhead:
+            own[f"{name} overhead"] = overhead[name]
     out: list = [int(_core.RESULT_VERSION)] + ([own] if own else [])
     # An algorithm registered at run time (a Python class, a plugin) changes with its code, not
     # with RESULT_VERSION: its source's or library's digest is part of the key (cclab.cc).

@@ -488,6 +488,18 @@ fn stack_versions() -> std::collections::BTreeMap<&'static str, u32> {
     cclab_sim::tcp::StackProfile::ALL.iter().map(|p| (p.name, p.version)).collect()
 }
 
+/// Each stack profile's version of the results of runs with a send overhead
+/// (`StackProfile::overhead_version`), by name, for the profiles that have one: part of the
+/// key of a cached run that names the stack and gives its flows an overhead.
+#[pyfunction]
+fn stack_overhead_versions() -> std::collections::BTreeMap<&'static str, u32> {
+    cclab_sim::tcp::StackProfile::ALL
+        .iter()
+        .filter(|p| p.overhead_version > 0)
+        .map(|p| (p.name, p.overhead_version))
+        .collect()
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Sim>()?;
@@ -513,6 +525,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(recoveries, m)?)?;
     m.add_function(wrap_pyfunction!(stacks, m)?)?;
     m.add_function(wrap_pyfunction!(stack_versions, m)?)?;
+    m.add_function(wrap_pyfunction!(stack_overhead_versions, m)?)?;
     m.add_function(wrap_pyfunction!(memory_budget, m)?)?;
     m.add_function(wrap_pyfunction!(quantity, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

@@ -25,7 +25,6 @@ fn packet(seq: u64, kind: Kind) -> Packet {
         kind,
         n_sack: 0,
         retx: false,
-        immediate: false,
         flags: 0,
     }
 }

@@ -47,9 +47,6 @@ pub struct Packet {
     pub n_sack: u8,
     /// Set on a data segment that is a retransmission (for counting only).
     pub retx: bool,
-    /// Set on a data segment the sender's stack sends at once, past a delayed send
-    /// (`SendOverhead::DelayedSend`: ns-2's direct `output()` calls).
-    pub immediate: bool,
     /// Header flags: the ECN bits (RFC 3168: `ECT`, `CE` on data, `ECE` on ACKs, `CWR` on
     /// data; `ECT1` beside `ECT` for RFC 9331's ECT(1)) and `SYN`.
     pub flags: u8,
@@ -87,7 +84,6 @@ impl Packet {
         kind: Kind::Data,
         n_sack: 0,
         retx: false,
-        immediate: false,
         flags: 0,
     };
 

@@ -285,8 +285,12 @@ impl Simulation {
         let base_rtt =
             path_data.iter().chain(path_ack.iter()).fold(SimTime::ZERO, |a, &l| a + self.links[l as usize].delay);
         let limit = f.size_pkts.unwrap_or(u64::MAX);
+        let mut sender = Sender::new(id, f.tcp, f.cc, limit);
+        if f.tcp.stack.send_overhead == SendOverhead::DelayedSend {
+            sender.delsnd.overhead = f.overhead;
+        }
         self.flows.push(Flow {
-            sender: Sender::new(id, f.tcp, f.cc, limit),
+            sender,
             receiver: Receiver::new(id, f.receiver),
             name: f.name,
             group: f.group,
@@ -415,10 +419,11 @@ impl Simulation {
                 self.trace_send(&p);
             }
             let fl = &mut self.flows[p.flow as usize];
-            let delayed_send = fl.send_overhead == SendOverhead::DelayedSend;
-            if fl.overhead > SimTime::ZERO && !(delayed_send && p.immediate) {
+            // ns-2's delayed send waits in the sender (tcp/delayed_send.rs); cclab's holds
+            // each packet here.
+            if fl.overhead > SimTime::ZERO && fl.send_overhead == SendOverhead::PerPacket {
                 let held = fl.held.back().map(|&(last, _)| last);
-                let t = overhead::departure(fl.send_overhead, self.now, held, fl.overhead, &mut fl.rng);
+                let t = overhead::departure(self.now, held, fl.overhead, &mut fl.rng);
                 if fl.held.is_empty() {
                     self.events.push(t, Event::SenderTx(p.flow));
                 }

@@ -4,6 +4,8 @@
 
 use super::Simulation;
 use crate::engine::Event;
+use crate::units::SimTime;
+use rand::Rng;
 
 impl Simulation {
     /// Schedules the flow's timers lazily: an event only when none is pending
@@ -11,6 +13,11 @@ impl Simulation {
     /// finds its deadline in the future, and re-schedules itself once.
     pub(super) fn sync_timers(&mut self, f: u32) {
         let fl = &mut self.flows[f as usize];
+        if fl.sender.delsnd.requested {
+            // ns-2's delayed send asked for its delay (tcp/delayed_send.rs).
+            let d = fl.rng.gen_range(0..=fl.sender.delsnd.overhead.0);
+            fl.sender.delsnd.arm(SimTime(self.now.0 + d));
+        }
         if let Some(d) = fl.sender.rto_deadline {
             if fl.rto_event_at.is_none_or(|t| t > d) {
                 fl.rto_event_at = Some(d);
@@ -23,7 +30,7 @@ impl Simulation {
                 self.events.push(d, Event::DelAck(f));
             }
         }
-        if let Some(d) = fl.sender.pacer.deadline {
+        if let Some(d) = fl.sender.send_deadline() {
             if fl.pace_event_at.is_none_or(|t| t > d) {
                 fl.pace_event_at = Some(d);
                 self.events.push(d, Event::Pace(f));
@@ -37,7 +44,7 @@ impl Simulation {
         if fl.pace_event_at == Some(now) {
             fl.pace_event_at = None;
         }
-        if fl.sender.pacer.deadline.is_some_and(|d| d <= now) {
+        if fl.sender.send_deadline().is_some_and(|d| d <= now) {
             let mut out = std::mem::take(&mut self.out);
             fl.sender.on_pace_timer(now, &mut out);
             self.emit(&mut out);

@@ -4,6 +4,7 @@
 pub mod ca_rtt;
 pub mod config;
 mod cong_control;
+pub mod delayed_send;
 mod ecn;
 pub mod pacing;
 pub mod profile;

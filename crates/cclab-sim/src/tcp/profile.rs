@@ -172,14 +172,12 @@ pub enum SendOverhead {
     /// Each data packet waits its own uniform draw in [0, overhead], the flow's order kept
     /// (cclab): the flow's packets are spread out.
     PerPacket,
-    /// ns-2's delayed send (tcp.cc and tcp-sack1.cc `send_much()`, `delsnd_timer_`): when the
-    /// window lets a packet out and no delay is pending, one uniform draw in [0, overhead]
-    /// delays it, and everything the window lets out before that delay ends leaves with it,
-    /// back to back (the timer's `send_much(1, ...)` sends all the window allows). A fast
-    /// retransmission, a partial ACK's retransmission and a limited-transmit segment leave at
-    /// once, as ns-2 sends them with `output()` directly (`Packet::immediate`). Two
-    /// departures: the sender commits a packet when its window lets it out, where ns-2 looks
-    /// at the window again when the delay ends, and its RTT timing starts then too.
+    /// ns-2's delayed send (tcp.cc and tcp-sack1.cc `send_much()`, `delsnd_timer_`;
+    /// tcp/delayed_send.rs): when the window lets a packet out and no delay is pending, the
+    /// sender draws one delay uniform in [0, overhead] and waits; when it fires, it sends all
+    /// the window allows then, back to back. A fast retransmission, a partial ACK's
+    /// retransmission and a limited-transmit segment leave at once, as ns-2 sends them with
+    /// `output()` directly.
     DelayedSend,
 }
 
@@ -193,6 +191,11 @@ pub struct StackProfile {
     /// that cached runs that name it are redone (tests/result_version.rs guards it; the
     /// run store keys a run on the versions of the stacks it names).
     pub version: u32,
+    /// The version of the results of runs under this profile whose flows have a send
+    /// overhead (`overhead`): bumped, instead of `version`, by a change that moves only
+    /// those, so that the runs without one keep their place in the run store. 0: not part
+    /// of a run's key (the profile's overhead is cclab's, covered by `version`).
+    pub overhead_version: u32,
     /// Default initial window, packets (ns-2 `windowInit_` 2; Linux `TCP_INIT_CWND` 10).
     pub init_cwnd: f64,
     /// Default for RFC 7323 timestamps (ns-2 `timestamps_` false; Linux on).
@@ -273,6 +276,7 @@ impl StackProfile {
         name: "cclab",
         // The default profile's results are RESULT_VERSION's alone.
         version: 0,
+        overhead_version: 0,
         init_cwnd: 2.0,
         timestamps: true,
         rto_initial_ms: 1000,
@@ -303,6 +307,8 @@ impl StackProfile {
     pub const NS2: StackProfile = StackProfile {
         name: "ns2",
         version: 4,
+        // 1: ns-2's delayed send decides what leaves when its delay ends (delayed_send.rs).
+        overhead_version: 1,
         init_cwnd: 2.0,
         timestamps: false,
         rto_initial_ms: 3000,
@@ -335,6 +341,7 @@ impl StackProfile {
         // 2: HyStart for CUBIC. 3: RACK-TLP. 4: Linux's BIC. 5: Linux's CUBIC. 6: Linux's
         // CUBIC and BIC under an add-on too. 7: the congestion control's RTT is Linux's ca_rtt.
         version: 7,
+        overhead_version: 0,
         init_cwnd: 10.0,
         timestamps: true,
         rto_initial_ms: 1000,

@@ -269,7 +269,6 @@ impl Receiver {
             kind: Kind::Ack,
             n_sack,
             retx: false,
-            immediate: false,
             flags: if self.ece { ECE } else { 0 },
         }
     }

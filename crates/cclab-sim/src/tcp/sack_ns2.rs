@@ -132,7 +132,7 @@ impl Sender {
             let h = self.sb.next_unsacked(self.sack1.next_hole.max(self.sb.una()));
             let hole = (h < self.sb.high_sacked).then_some(h);
             let Some(seq) = self.next_to_send(hole) else { break };
-            if !self.pacer.may_send(now) {
+            if !self.may_leave(now) {
                 break;
             }
             if hole == Some(seq) {

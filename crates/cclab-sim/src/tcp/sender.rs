@@ -18,6 +18,7 @@
 //! for the pacing timer.
 
 pub use super::config::TcpConfig;
+use super::delayed_send::DelayedSend;
 use super::pacing::Pacer;
 use super::profile::{CaRtt, LossDetection, RttSampling, SackFlavour};
 use super::prr::Prr;
@@ -102,6 +103,8 @@ pub struct Sender {
     pub(super) cwnd_usage_seq: u64,
     /// The pacing rate the algorithm's `cong_control` or `init` set, and the pacing timer.
     pub pacer: Pacer,
+    /// ns-2's delayed send (`overhead_` under the `ns2` profile, delayed_send.rs).
+    pub delsnd: DelayedSend,
     /// A retransmission that recovery asked for while pacing held it back; sent first.
     pub(super) rtx_pending: Option<u64>,
     /// The SYN (seq 0) is not yet acknowledged (profile `syn`).
@@ -141,6 +144,7 @@ impl Sender {
             is_cwnd_limited: false,
             cwnd_usage_seq: 0,
             pacer: Pacer::default(),
+            delsnd: DelayedSend::default(),
             rtx_pending: None,
             syn_pending: false,
             prr: None,
@@ -230,18 +234,13 @@ impl Sender {
     /// A retransmission recovery asks for at once: sent now, or first when pacing allows.
     pub(super) fn xmit_or_hold(&mut self, seq: u64, now: SimTime, out: &mut Vec<Packet>) {
         if self.pacer.may_send(now) {
-            self.xmit_direct(seq, now, out, true);
+            self.xmit(seq, now, out);
         } else {
             self.rtx_pending = Some(seq);
         }
     }
 
     pub(super) fn xmit(&mut self, seq: u64, now: SimTime, out: &mut Vec<Packet>) {
-        self.xmit_direct(seq, now, out, false);
-    }
-
-    /// `immediate`: the stack sends it at once, past a delayed send (`Packet::immediate`).
-    fn xmit_direct(&mut self, seq: u64, now: SimTime, out: &mut Vec<Packet>, immediate: bool) {
         let retx = seq < self.sb.high();
         // Linux `tcp_event_data_sent`: a data segment leaving with nothing in flight is a
         // (re)start of transmission (CA_EVENT_TX_START); told to the algorithms that pace.
@@ -297,7 +296,6 @@ impl Sender {
             kind: Kind::Data,
             n_sack: 0,
             retx,
-            immediate,
             flags,
         });
         self.stats.sent += 1;
@@ -320,12 +318,6 @@ impl Sender {
         high < self.limit && high - self.sb.una() < self.cfg.rwnd
     }
 
-    /// The pacing timer fired: send what waited for it.
-    pub fn on_pace_timer(&mut self, now: SimTime, out: &mut Vec<Packet>) {
-        self.pacer.deadline = None;
-        self.send(now, out);
-    }
-
     /// Sends whatever the window (and the pacing rate) allows.
     pub(super) fn send(&mut self, now: SimTime, out: &mut Vec<Packet>) {
         if !self.started {
@@ -336,7 +328,7 @@ impl Sender {
                 self.rtx_pending = None; // acknowledged meanwhile
             } else if self.pacer.may_send(now) {
                 self.rtx_pending = None;
-                self.xmit_direct(s, now, out, true);
+                self.xmit(s, now, out);
             } else {
                 return;
             }
@@ -354,7 +346,7 @@ impl Sender {
             while self.sb.pipe() < wnd && !crate::budget::stop_requested() {
                 let lost = self.sb.next_lost();
                 let Some(s) = self.next_to_send(lost) else { break };
-                if !self.pacer.may_send(now) {
+                if !self.may_leave(now) {
                     break;
                 }
                 self.xmit(s, now, out);
@@ -369,14 +361,23 @@ impl Sender {
                 wnd += u64::from(self.dupacks.min(2));
             }
             let una = self.sb.una();
-            while self.snd_nxt < una + wnd
-                && self.snd_nxt < self.limit
-                && self.pacer.may_send(now)
-                && !crate::budget::stop_requested()
-            {
-                let s = self.snd_nxt;
-                self.xmit_direct(s, now, out, limited);
-                self.snd_nxt += 1;
+            if limited && self.delsnd.is_on() {
+                // ns-2 `send_one()`, past a pending delayed send: one segment at most.
+                if self.snd_nxt < una + wnd && self.snd_nxt < self.limit {
+                    let s = self.snd_nxt;
+                    self.xmit(s, now, out);
+                    self.snd_nxt += 1;
+                }
+            } else {
+                while self.snd_nxt < una + wnd
+                    && self.snd_nxt < self.limit
+                    && self.may_leave(now)
+                    && !crate::budget::stop_requested()
+                {
+                    let s = self.snd_nxt;
+                    self.xmit(s, now, out);
+                    self.snd_nxt += 1;
+                }
             }
         }
         if self.tlp_on && self.sb.high() > high_before {

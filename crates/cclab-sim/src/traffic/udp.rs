@@ -48,7 +48,6 @@ impl UdpFlow {
             kind: Kind::Udp,
             n_sack: 0,
             retx: false,
-            immediate: false,
             flags: 0,
         }
     }

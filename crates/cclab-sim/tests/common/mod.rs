@@ -19,7 +19,6 @@ pub fn ack(seq: u64) -> Packet {
         kind: Kind::Ack,
         n_sack: 0,
         retx: false,
-        immediate: false,
         flags: 0,
     }
 }
