@@ -183,3 +183,36 @@ fn recovery_ends_at_the_recovery_point_and_a_new_one_may_start_at_once() {
     assert_eq!(s.state, CaState::Recovery);
     assert_eq!(s.stats.fast_retransmits, 2);
 }
+
+/// What a delayed send's end sends (ns-2's `send_much(1, ...)` outside recovery, `overhead_`):
+/// 10 sent, the receiver holds 3 and 5; the timer fires and 0 is resent; its ACK (1) asks for a
+/// delay, and a duplicate ACK that SACKs 3 and 5 comes before it ends (its limited-transmit
+/// segment, 1, leaves at once). Returns what the end of the delay sends.
+fn delayed_send_end() -> Vec<u64> {
+    let mut s = started(NS2, 10.0);
+    s.delsnd.overhead = SimTime(MS);
+    let fire = |s: &mut Sender, ms: u64| {
+        assert!(s.delsnd.requested, "a delay was asked for");
+        s.delsnd.arm(SimTime(ms * MS));
+        let mut out = Vec::new();
+        s.on_pace_timer(SimTime(ms * MS), &mut out);
+        out.iter().map(|p| p.seq).collect::<Vec<u64>>()
+    };
+    let mut out = Vec::new();
+    s.on_rto(SimTime(3000 * MS), &mut out);
+    assert!(out.is_empty(), "the resend after the timeout waits for the delay too");
+    assert_eq!(fire(&mut s, 3001), [0]);
+    assert!(on(&mut s, &sack(1, &[(3, 4), (5, 6)]), 3050).is_empty(), "a new ACK's segments wait");
+    let limited = on(&mut s, &sack(1, &[(3, 4), (5, 6)]), 3050);
+    assert_eq!(limited.len(), 1, "limited transmit past the pending delay: {limited:?}");
+    fire(&mut s, 3051)
+}
+
+#[test]
+fn after_a_timeout_a_delayed_sends_end_resends_the_holes_the_duplicate_acks_showed() {
+    // After the timeout ns-2's recovery point is set (`recover_ > 0`): the end of the delay
+    // resends the holes below the highest SACK, 1 (again: `send_one` marks nothing) and 2,
+    // within the window of 2.
+    // (Before, the sender sent what limited transmit allows, [2].)
+    assert_eq!(delayed_send_end(), [1, 2]);
+}

@@ -51,6 +51,12 @@ impl DelayedSend {
         false
     }
 
+    /// Is this call of send the one the delay's end made (ns-2's `send_much(1, ...)`)?
+    #[inline]
+    pub fn fired(&self) -> bool {
+        self.open
+    }
+
     /// The delay drawn for the request: the sender sends when `at` comes.
     pub fn arm(&mut self, at: SimTime) {
         self.deadline = Some(at);

@@ -307,8 +307,9 @@ impl StackProfile {
     pub const NS2: StackProfile = StackProfile {
         name: "ns2",
         version: 4,
-        // 1: ns-2's delayed send decides what leaves when its delay ends (delayed_send.rs).
-        overhead_version: 1,
+        // 1: ns-2's delayed send decides what leaves when its delay ends (delayed_send.rs);
+        // 2: and Sack1's send_much then resends the scoreboard's holes (sack_ns2.rs).
+        overhead_version: 2,
         init_cwnd: 2.0,
         timestamps: false,
         rto_initial_ms: 3000,

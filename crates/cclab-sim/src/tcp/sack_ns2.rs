@@ -14,6 +14,9 @@
 //! - The scoreboard is forgotten on every new ACK outside recovery, at the end of recovery
 //!   and at a timeout (`ClearScoreBoard`). So after a timeout the window resends everything
 //!   from snd_una, SACKed or not, and duplicate ACKs are ignored until a new ACK (`timeout_`).
+//! - Outside recovery, the `send_much` that a delayed send's end calls (`overhead_`) resends
+//!   the scoreboard's holes first while a recovery point is set (after a timeout), all of them
+//!   for one free slot of the window (`send_sack1_open`).
 //! - A duplicate ACK counts towards the fast retransmit only if its SACK blocks changed the
 //!   scoreboard (`CheckUpdate`), and the ACK that triggers it sends nothing else (`recv` calls
 //!   `send_much` outside recovery only while `dupacks_` is 0).
@@ -146,6 +149,39 @@ impl Sender {
                 self.timed = timed;
             }
             self.sack1.pipe += 1;
+        }
+    }
+
+    /// tcp-sack1.cc `send_much` outside recovery, as a delayed send's end calls it: while the
+    /// window has room for the next new segment (`t_seqno_ <= last_ack_ + win`), a hole that
+    /// `GetNextRetran` finds goes first, once, if a recovery point is set (`recover_ > 0`:
+    /// from a timeout until a recovery ends), and with none set the call stops there; without
+    /// a hole, new data. A resent hole does not move `t_seqno_`, so one free slot lets every
+    /// hole out. The scoreboard has holes outside recovery only after duplicate ACKs, which do
+    /// not call `send_much`, and a new ACK forgets it before its own call: so this is the one
+    /// call that finds them, and after a timeout it resends the holes the duplicate ACKs since
+    /// the last new ACK showed, again after each new ACK (which forgets what was resent).
+    pub(super) fn send_sack1_open(&mut self, now: SimTime, out: &mut Vec<Packet>) {
+        let wnd = (self.cwnd as u64).max(1).min(self.cfg.rwnd);
+        while self.snd_nxt < self.sb.una() + wnd && !crate::budget::stop_requested() {
+            let h = self.sb.next_unsacked(self.sack1.next_hole.max(self.sb.una()));
+            if h < self.sb.high_sacked {
+                if self.recover == 0 || !self.may_leave(now) {
+                    break;
+                }
+                self.sack1.next_hole = h + 1; // `MarkRetran`
+                let timed = self.timed;
+                self.xmit(h, now, out);
+                self.timed = timed;
+                self.snd_nxt = self.snd_nxt.max(h + 1);
+            } else {
+                if self.snd_nxt >= self.limit || !self.may_leave(now) {
+                    break;
+                }
+                let s = self.snd_nxt;
+                self.xmit(s, now, out);
+                self.snd_nxt += 1;
+            }
         }
     }
 

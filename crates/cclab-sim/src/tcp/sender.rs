@@ -340,6 +340,8 @@ impl Sender {
         if sack1 && self.state == CaState::Recovery {
             self.send_sack1(now, out);
             self.snd_nxt = self.sb.high();
+        } else if sack1 && self.delsnd.fired() {
+            self.send_sack1_open(now, out); // sack_ns2.rs
         } else if pipe_driven && !sack1 {
             // RFC 6675 (5) and (C): send while cwnd - pipe >= 1, holes first.
             let wnd = (self.cwnd as u64).max(1); // floor(cwnd), at least 1, without a library call
