@@ -367,7 +367,7 @@ fn every_profile_fills_a_bottleneck_and_repairs_its_losses() {
 
 /// ns-2's delayed send (`overhead_`, tcp/delayed_send.rs) on a NewReno sender with an initial
 /// window of 10: what leaves at each step, by segment number.
-fn delayed_sends() -> Vec<(&'static str, Vec<u64>)> {
+fn delayed_sends() -> Vec<(&'static str, Vec<u64>, bool)> {
     let cfg = TcpConfig {
         init_cwnd: 10.0,
         timestamps: false,
@@ -378,65 +378,61 @@ fn delayed_sends() -> Vec<(&'static str, Vec<u64>)> {
     let mut s = Sender::new(0, cfg, cc::build("reno", &cc::Params::new()).unwrap(), 100);
     s.delsnd.overhead = SimTime(MS);
     let mut out = Vec::new();
+    // Each step: what left, and whether a delay was asked for. The simulation would draw
+    // it; here the script arms each one at a time of its choosing (`arm`).
     let mut steps = Vec::new();
     let mut step = |name: &'static str, s: &mut Sender, out: &mut Vec<Packet>| {
-        steps.push((name, out.drain(..).map(|p| p.seq).collect::<Vec<_>>()));
-        let requested = s.delsnd.requested;
-        if requested {
-            // The simulation draws the delay; here a fixed one.
-            s.delsnd.arm(SimTime(s.delsnd.deadline.map_or(0, |d| d.0) + MS / 2));
-        }
-        steps.push((if requested { "(delay asked)" } else { "(no delay asked)" }, Vec::new()));
+        steps.push((name, out.drain(..).map(|p| p.seq).collect::<Vec<_>>(), s.delsnd.requested));
     };
+    let at = |ms: u64, frac: u64| SimTime(ms * MS + frac);
     s.start(SimTime::ZERO, &mut out);
     step("start", &mut s, &mut out);
-    s.delsnd.deadline = Some(SimTime(MS / 2));
-    s.on_pace_timer(SimTime(MS / 2), &mut out);
+    s.delsnd.arm(at(0, MS / 2));
+    s.on_pace_timer(at(0, MS / 2), &mut out);
     step("first delay ends", &mut s, &mut out);
-    s.on_ack(&ack(1), SimTime(10 * MS), &mut out);
-    s.delsnd.deadline = None;
+    s.on_ack(&ack(1), at(10, 0), &mut out);
     step("new ACK", &mut s, &mut out);
-    s.delsnd.deadline = Some(SimTime(10 * MS + MS / 2));
-    s.on_ack(&ack(2), SimTime(10 * MS + MS / 5), &mut out);
+    s.delsnd.arm(at(10, MS / 2));
+    s.on_ack(&ack(2), at(10, MS / 5), &mut out);
     step("new ACK, delay pending", &mut s, &mut out);
-    s.on_pace_timer(SimTime(10 * MS + MS / 2), &mut out);
+    s.on_pace_timer(at(10, MS / 2), &mut out);
     step("delay ends", &mut s, &mut out);
-    s.on_ack(&ack(3), SimTime(11 * MS), &mut out);
-    s.delsnd.deadline = None;
+    s.on_ack(&ack(3), at(11, 0), &mut out);
     step("new ACK before the losses", &mut s, &mut out);
-    s.delsnd.deadline = Some(SimTime(13 * MS));
+    s.delsnd.arm(at(13, 0));
     for k in 0..3 {
-        s.on_ack(&ack(3), SimTime(11 * MS + (k + 1) * MS / 5), &mut out);
+        s.on_ack(&ack(3), at(11, (k + 1) * MS / 5), &mut out);
         step(["1st duplicate ACK", "2nd duplicate ACK", "3rd duplicate ACK"][k as usize], &mut s, &mut out);
     }
-    s.on_pace_timer(SimTime(13 * MS), &mut out);
+    s.on_pace_timer(at(13, 0), &mut out);
     step("delay ends after the fast retransmit", &mut s, &mut out);
-    s.on_ack(&ack(6), SimTime(40 * MS), &mut out);
+    s.on_ack(&ack(6), at(40, 0), &mut out);
     step("partial ACK", &mut s, &mut out);
-    steps.into_iter().filter(|(n, _)| !n.starts_with('(') || n.contains("asked")).collect()
+    steps
+}
+
+/// What left at the step named, and whether it asked for a delay.
+fn at_step(steps: &[(&'static str, Vec<u64>, bool)], name: &str) -> (Vec<u64>, bool) {
+    steps.iter().find(|(n, ..)| *n == name).map(|(_, v, asked)| (v.clone(), *asked)).unwrap()
 }
 
 #[test]
 fn ns2_delayed_send_waits_for_its_delay_and_sends_what_the_window_allows_when_it_ends() {
     let steps = delayed_sends();
-    let got = |name: &str| steps.iter().find(|(n, _)| *n == name).map(|(_, v)| v.clone()).unwrap();
-    let asked = |i: usize| steps[i + 1].0 == "(delay asked)";
-    assert_eq!(steps[0], ("start", vec![]), "{steps:?}");
-    assert!(asked(0), "{steps:?}");
-    assert_eq!(got("first delay ends"), (0..10).collect::<Vec<_>>(), "{steps:?}");
+    let got = |name: &str| at_step(&steps, name);
+    assert_eq!(got("start"), (vec![], true), "{steps:?}");
+    assert_eq!(got("first delay ends").0, (0..10).collect::<Vec<_>>(), "{steps:?}");
     // Slow start: an ACK lets two segments out; they wait, and so do the next ACK's two,
     // which ask for no second delay; when it ends, the four leave together.
-    assert_eq!(steps[4], ("new ACK", vec![]), "{steps:?}");
-    assert!(asked(4), "{steps:?}");
-    assert_eq!(steps[6], ("new ACK, delay pending", vec![]), "{steps:?}");
-    assert_eq!(steps[7].0, "(no delay asked)", "{steps:?}");
-    assert_eq!(got("delay ends"), vec![10, 11, 12, 13], "{steps:?}");
+    assert_eq!(got("new ACK"), (vec![], true), "{steps:?}");
+    assert_eq!(got("new ACK, delay pending"), (vec![], false), "{steps:?}");
+    assert_eq!(got("delay ends").0, vec![10, 11, 12, 13], "{steps:?}");
 }
 
 #[test]
 fn ns2_sends_limited_transmit_and_recovery_retransmissions_past_a_delayed_send() {
     let steps = delayed_sends();
-    let got = |name: &str| steps.iter().find(|(n, _)| *n == name).map(|(_, v)| v.clone()).unwrap();
+    let got = |name: &str| at_step(&steps, name).0;
     // A delay is pending from the last new ACK (its two segments wait); ns-2's `send_one()`
     // and the fast retransmission do not wait for it.
     assert_eq!(got("new ACK before the losses"), Vec::<u64>::new(), "{steps:?}");
@@ -448,6 +444,7 @@ fn ns2_sends_limited_transmit_and_recovery_retransmissions_past_a_delayed_send()
     assert_eq!(got("delay ends after the fast retransmit"), Vec::<u64>::new(), "{steps:?}");
     assert_eq!(got("partial ACK").first(), Some(&6), "{steps:?}");
 }
+
 /// Each flow's ns-2 clock offset (`boot_time_`) under `seed`, in picoseconds.
 fn boot_times(stack: &str, seed: u64) -> Vec<u64> {
     let text = format!(
