@@ -24,7 +24,9 @@
 //!   separate timer, so an idle queue costs no events. As the papers (Floyd et
 //!   al.'s Fig. 5 and paper 004's Fig. 8) say "every interval", the interval
 //!   restarts at every check; ns-2 restarts it only when max_p changes.
-//! - Marking (ECN) is not modelled: early "drops" are drops.
+//! - `device_queue = 1` hides one waiting packet from RED, as ns-3's device holds one
+//!   staged outside its queue disc (red-queue-disc.cc counts only the disc's).
+//! - With `ecn = 1` an early decision marks an ECN-capable packet instead; forced drops drop.
 //! - Lengths are in packets (ns-2's default); `mean_pktsize` serves only the
 //!   idle-time decay.
 
@@ -86,6 +88,10 @@ pub struct RedConfig {
     /// ns-2.35's defaults and adaptation details (`red_ns2.rs`): the gentle line from the
     /// initial `max_p`, and ARED's unclamped step with its interval restarted only on a change.
     pub ns2: bool,
+    /// Packets the link's device holds outside RED's view (0 or 1): ns-3's point-to-point
+    /// device under a queue disc keeps one packet staged behind the one it sends, so its
+    /// RED sees one packet fewer than wait while the link is busy (packet mode only).
+    pub device_queue: usize,
 }
 
 impl RedConfig {
@@ -108,6 +114,7 @@ impl RedConfig {
             bytes: false,
             ecn: false,
             ns2: false,
+            device_queue: 0,
         }
     }
 }
@@ -130,6 +137,13 @@ pub static RED_PARAMS: &[ParamSpec] = &[
     ParamSpec::new("bottom", "number", "", "0.01", "[0, 1]"),
     ParamSpec::new("bytes", "flag", "", "0", "0 or 1"),
     ParamSpec::new("ecn", "flag", "", "0", "0 or 1"),
+    ParamSpec::new(
+        "device_queue",
+        "flag",
+        "",
+        "0",
+        "0 or 1 (1: RED sees one waiting packet fewer, staged in the device, as ns-3's; packet mode only)",
+    ),
 ];
 
 /// The registry's constructor for `queue = "red"`.
@@ -170,8 +184,16 @@ pub fn build(kind: Adapt, s: &QueueSettings, params: &Params) -> Result<Box<dyn 
         bytes: r.get_flag("bytes", base.bytes)?,
         ecn: r.get_flag("ecn", false)?,
         ns2,
+        device_queue: usize::from(r.get_flag("device_queue", false)?),
     };
     r.finish()?;
+    if cfg.device_queue > 0 && cfg.bytes {
+        return Err(ParamError {
+            param: "device_queue".into(),
+            value: "1".into(),
+            accepted: "0 with bytes = 1 (the device's packet is modelled in packet mode only)".into(),
+        });
+    }
     if cfg.max_th <= cfg.min_th {
         return Err(ParamError {
             param: "max_th".into(),
@@ -313,14 +335,16 @@ impl QueueDisc for Red {
     fn enqueue(&mut self, mut pkt: Packet, ctx: &EnqueueContext) -> Result<(), (Packet, DropCause)> {
         let c = self.cfg;
         let unit = self.unit();
-        let qlen = if c.bytes { self.fifo.len_bytes() as f64 } else { self.fifo.len_pkts() as f64 };
+        // What RED sees waiting: with a device queue, the packet staged there is out of view.
+        let seen_pkts = self.fifo.len_pkts().saturating_sub(c.device_queue);
+        let qlen = if c.bytes { self.fifo.len_bytes() as f64 } else { seen_pkts as f64 };
         self.update_avg(qlen, ctx);
         self.adapt(ctx.now);
         let weight = if c.bytes { pkt.size as f64 / c.mean_pktsize } else { 1.0 };
         self.count += weight;
         let hard = if c.gentle { 2.0 * c.max_th } else { c.max_th } * unit;
         let (mut forced, mut early) = (false, false);
-        if self.avg >= c.min_th * unit && self.fifo.len_pkts() > 1 {
+        if self.avg >= c.min_th * unit && seen_pkts > 1 {
             if self.avg >= hard {
                 forced = true;
             } else if !self.above {
@@ -383,6 +407,7 @@ impl QueueDisc for Red {
                 ("bytes", flag(c.bytes)),
                 ("ecn", flag(c.ecn)),
                 ("ns2", flag(c.ns2)),
+                ("device_queue", c.device_queue as f64),
             ],
         ))
     }

@@ -111,3 +111,33 @@ fn byte_mode_keeps_the_average_in_bytes_and_reports_it_in_packets() {
     assert!((r.avg - 625.0).abs() < 1e-9, "{}", r.avg);
     assert!((r.avg_len().unwrap() - 1.25).abs() < 1e-12);
 }
+
+#[test]
+fn a_device_queue_hides_one_waiting_packet_from_the_average() {
+    // Arrivals see queues of 0, 1, 2, 3; with the device's packet out of view, 0, 0, 1, 2:
+    // avg = 0, 0, 0.5, 1.25 (w = 0.5).
+    let mut cfg = RedConfig { device_queue: 1, ..RedConfig::red() };
+    cfg.q_weight = 0.5;
+    cfg.min_th = 1e9;
+    cfg.max_th = 2e9;
+    let mut r = red(cfg);
+    for _ in 0..4 {
+        r.enqueue(test_packet(500), &busy(SimTime::ZERO)).unwrap();
+    }
+    assert!((r.avg - 1.25).abs() < 1e-12, "{}", r.avg);
+}
+
+#[test]
+fn a_device_queue_moves_the_no_drop_guard_by_one_packet() {
+    // Two packets wait and the average is far above 2 max_th: RED drops the arrival, unless
+    // one of the two is the device's (ns-3's `nQueued > 1` then sees one).
+    for (device_queue, dropped) in [(0, true), (1, false)] {
+        let mut r = red(RedConfig { device_queue, ..RedConfig::red() });
+        for _ in 0..2 {
+            r.fifo.enqueue(test_packet(500), &busy(SimTime::ZERO)).unwrap();
+        }
+        r.avg = 31.0;
+        r.above = true;
+        assert_eq!(r.enqueue(test_packet(500), &busy(SimTime::ZERO)).is_err(), dropped, "device_queue {device_queue}");
+    }
+}
