@@ -122,6 +122,7 @@ def test_cubic_runs_ns2s_linux_cubic_with_the_parameters_cclab_resolved():
     ({"cc": "bic"}, "flows[0].cc"),
     ({"cc": "vegas", "recovery": "newreno"}, "flows[0].recovery"),
     ({"init_cwnd": 2.5}, "flows[0].init_cwnd"),
+    ({"recovery": "sack", "sacked_retx_in_pipe": True}, "flows[0].sacked_retx_in_pipe"),
 ])
 def test_what_does_not_map_is_refused_naming_the_field(change, field):
     with pytest.raises(CrosscheckError) as info:
@@ -145,6 +146,16 @@ def test_a_seed_range_past_the_largest_seed_is_refused():
     with pytest.raises(CrosscheckError) as info:
         crosscheck(scenario(), seeds=3, seed=cclab.scenario.SEED_MAX - 1)
     assert info.value.field == "--seeds"
+
+
+def test_reds_device_queue_is_refused_for_ns2_and_accepted_off():
+    sc = scenario()
+    sc["topology"]["bottleneck"].update(queue="red", queue_params={"device_queue": 1})
+    with pytest.raises(CrosscheckError) as info:
+        tcl(sc)
+    assert info.value.field == "link bottleneck: queue_params.device_queue"
+    sc["topology"]["bottleneck"]["queue_params"] = {"device_queue": 0}
+    assert " RED\n" in tcl(sc)
 
 
 def test_a_queue_ns2_lacks_and_a_network_with_alternative_paths_are_refused():
@@ -341,7 +352,7 @@ def test_each_evidence_run_is_its_matrix_scenario_with_the_one_change_it_names(p
     # docs/fidelity.md quotes these as "the matrix scenario with one thing changed": the file
     # must say which scenario, translate, and differ from it only in the name, the changed
     # setting and (for the no-loss runs) the span. The AQMs' runs change one queue parameter.
-    stem = re.match(r"^(\d+b?-[a-z0-9-]+?)-(no-startup-loss|overhead|ack-every-segment|per-ack|handshake|long|dupthresh|no-fast-convergence|no-hystart|spread|newton|mtu-per-flow|no-burst|init10|dctcp-alpha1|dctcp-alpha1-no-hold|no-probe-rtt|tso1|no-lt-bw)$",
+    stem = re.match(r"^(\d+b?-[a-z0-9-]+?)-(no-startup-loss|overhead|ack-every-segment|per-ack|handshake|long|dupthresh|no-fast-convergence|no-hystart|spread|newton|mtu-per-flow|no-burst|init10|dctcp-alpha1|dctcp-alpha1-no-hold|no-probe-rtt|tso1|no-lt-bw|sacked-retx|device-queue)$",
                     path.stem)
     assert stem, path.stem
     # The matrix scenario, or another evidence run (one more change on top of it).
@@ -358,9 +369,11 @@ def test_each_evidence_run_is_its_matrix_scenario_with_the_one_change_it_names(p
                # The flows' algorithm, with its parameters (54: DCTCP with alpha held at 1).
                "dctcp-alpha1": {"cc", "cc_params"}, "dctcp-alpha1-no-hold": {"cc", "cc_params"},
                # BBR's: the min-RTT window, ns-3's send quantum, no policer detection.
-               "no-probe-rtt": {"cc_params"}, "tso1": {"cc_params"}, "no-lt-bw": {"cc_params"}}.get(stem.group(2), set())
+               "no-probe-rtt": {"cc_params"}, "tso1": {"cc_params"}, "no-lt-bw": {"cc_params"},
+               # ns-3.44's count of a SACKed retransmission.
+               "sacked-retx": {"sacked_retx_in_pipe"}}.get(stem.group(2), set())
     queue_change = {"newton": ("newton", 1), "mtu-per-flow": ("mtu_per_flow", 1),
-                    "no-burst": ("max_burst", 0)}.get(stem.group(2))
+                    "no-burst": ("max_burst", 0), "device-queue": ("device_queue", 1)}.get(stem.group(2))
     assert len(changed["flows"]) == len(base["flows"])
     added = set()
     for g, b in zip(changed["flows"], base["flows"]):

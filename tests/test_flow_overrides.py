@@ -73,3 +73,9 @@ def test_loss_detection_overrides_the_stack_and_rack_tlp_repairs_tail_losses_wit
     done = {d: sum(float(f.completion_s[0]) for f in r) for d, r in runs.items()}
     assert timeouts["rack-tlp"] < timeouts["dupthresh"] / 2, timeouts
     assert done["rack-tlp"] < done["dupthresh"], done
+
+
+def test_sacked_retx_in_pipe_reaches_the_built_flow_and_is_off_by_default():
+    # The scoreboard's behaviour is tested in Rust (scoreboard.rs); here the group field's path.
+    assert _built(_one_flow())["sacked_retx_in_pipe"] is False
+    assert _built(_one_flow(sacked_retx_in_pipe=True))["sacked_retx_in_pipe"] is True

@@ -124,6 +124,8 @@ pub struct FlowInfo {
     /// `LossDetection::name` where it applies (an RFC 6675 SACK sender), else "dupthresh".
     pub loss_detection: &'static str,
     pub dupthresh: u32,
+    /// `TcpConfig::sacked_retx_in_pipe`: ns-3.44's count of SACKed retransmissions.
+    pub sacked_retx_in_pipe: bool,
     pub ecn: bool,
     pub rto_min_s: f64,
     pub rto_initial_s: f64,
@@ -192,6 +194,7 @@ pub fn describe(sim: &Simulation) -> Network {
                     "dupthresh"
                 },
                 dupthresh: c.dupthresh,
+                sacked_retx_in_pipe: c.sacked_retx_in_pipe,
                 ecn: c.ecn,
                 rto_min_s: c.rto.min.secs_f64(),
                 rto_initial_s: c.rto.initial.secs_f64(),

@@ -129,6 +129,10 @@ def _queue(link: Mapping[str, Any]) -> tuple[str, int, List[str]]:
     if q["kind"] in ("red", "ared"):
         if p["bytes"]:
             raise CrosscheckError(field, "red in byte mode", "red or ared in packet mode")
+        if p.get("device_queue", 0):
+            # ns-2's link takes packets from RED one at a time; no device holds one aside.
+            raise CrosscheckError(f"link {link['name']}: queue_params.device_queue", 1,
+                                  "0 (ns-2's RED sees every waiting packet)")
         sets = [
             "bytes_ false", "queue_in_bytes_ false",
             f"thresh_ {p['min_th']!r}", f"maxthresh_ {p['max_th']!r}",
@@ -224,6 +228,9 @@ def script(net: Mapping[str, Any], duration: float, warmup: float, seed: int) ->
         if f["init_cwnd"] != int(f["init_cwnd"]):
             raise CrosscheckError(f"{field}.init_cwnd", f["init_cwnd"],
                                   "a whole number of packets (ns-2's windowInit_ is an integer)")
+        if f.get("sacked_retx_in_pipe"):
+            raise CrosscheckError(f"{field}.sacked_retx_in_pipe", "true",
+                                  "false (ns-3.44's count of SACKed retransmissions, not ns-2's)")
         # TcpAgent::output adds the 40 header bytes to packetSize_ on the wire; Vegas's own
         # output() (tcp-vegas.cc) does not, so its packetSize_ is the wire size. A window of
         # 10^6 packets stands for "no receiver window" (Vegas allocates two arrays of window_).

@@ -188,6 +188,7 @@ pub(super) fn group_settings(g: &FlowGroup, p: &str, duration: SimTime) -> Resul
             rto,
             timestamps,
             dupthresh,
+            sacked_retx_in_pipe: g.sacked_retx_in_pipe.unwrap_or(false),
             ecn,
             l4s,
             stack,

@@ -351,6 +351,10 @@ pub struct FlowGroup {
     /// Duplicate ACKs for fast retransmit (default 3).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dupthresh: Option<u32>,
+    /// A SACKed retransmission stays in `pipe` until cumulatively acknowledged, as ns-3.44
+    /// counts it (default false: RFC 6675 and Linux).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sacked_retx_in_pipe: Option<bool>,
     /// Random send overhead per data packet, uniform in [0, overhead] (ns-2's
     /// `overhead_`); breaks drop-tail phase effects. Default "0s".
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -24,6 +24,10 @@ pub struct TcpConfig {
     pub timestamps: bool,
     /// Duplicate ACKs that trigger fast retransmit.
     pub dupthresh: u32,
+    /// A retransmitted segment stays in `pipe` once SACKed, until the cumulative ACK covers
+    /// it, as ns-3.44's TcpTxBuffer counts it (scoreboard.rs); RFC 6675 and Linux drop it
+    /// from `pipe` at its SACK (false, the default).
+    pub sacked_retx_in_pipe: bool,
     /// ECN (RFC 3168): data is ECN-capable, and an ECN echo reduces the window as a loss would.
     pub ecn: bool,
     /// With `ecn`: data carries ECT(1), the L4S identifier (RFC 9331), instead of ECT(0).
@@ -44,6 +48,7 @@ impl Default for TcpConfig {
             rto: RtoConfig::default(),
             timestamps: true,
             dupthresh: 3,
+            sacked_retx_in_pipe: false,
             ecn: false,
             l4s: false,
             stack: StackProfile::CCLAB,

@@ -60,6 +60,10 @@ pub struct Scoreboard {
     /// No lost, un-retransmitted segment lies below this.
     pub(super) rxt_next: u64,
     dupthresh: u64,
+    /// A SACKed retransmission keeps its place in `pipe` until the cumulative ACK (ns-3.44's
+    /// TcpTxBuffer::Update marks the segment SACKed but leaves its retransmitted flag and
+    /// count, which only RemoveFromCounts, at the cumulative ACK, or an RTO clear).
+    keep_sacked_retx: bool,
     /// RACK's state (RFC 8985), with `loss_detection = "rack-tlp"` only (rack.rs).
     pub(super) rack: Option<Rack>,
     /// Ends of RACK's send-time list (`NIL` when empty).
@@ -70,6 +74,13 @@ pub struct Scoreboard {
 }
 
 impl Scoreboard {
+    /// With `keep`, a SACKed retransmission stays in `pipe` until cumulatively acknowledged
+    /// (ns-3.44's count, for cross-checks) instead of leaving it at its SACK (RFC 6675, Linux).
+    pub fn keeping_sacked_retx(mut self, keep: bool) -> Self {
+        self.keep_sacked_retx = keep;
+        self
+    }
+
     pub fn new(dupthresh: u32) -> Self {
         Scoreboard {
             una: 0,
@@ -84,6 +95,7 @@ impl Scoreboard {
             sacked_above_frontier: 0,
             rxt_next: 0,
             dupthresh: dupthresh as u64,
+            keep_sacked_retx: false,
             rack: None,
             t_head: NIL,
             t_tail: NIL,
@@ -165,6 +177,10 @@ impl Scoreboard {
                 if self.una >= self.frontier {
                     self.sacked_above_frontier -= 1;
                 }
+                // Set only when SACKed retransmissions are kept (`keeping_sacked_retx`).
+                if s.retx {
+                    self.retrans_out -= 1;
+                }
             } else {
                 fresh += 1;
                 rate.on_delivered(self.una, s.sent_at, &s.tx);
@@ -239,6 +255,7 @@ impl Scoreboard {
         self.sacked.insert(new_start, new_end);
 
         let mut n = 0;
+        let keep = self.keep_sacked_retx;
         for (s, e) in fresh_ranges {
             for seq in s..e {
                 let frontier = self.frontier;
@@ -247,7 +264,8 @@ impl Scoreboard {
                 seg.sacked = true;
                 let (was_lost, was_retx) = (seg.lost, seg.retx);
                 seg.lost = false;
-                seg.retx = false;
+                // The flag stays with the count it stands for, to leave at the cumulative ACK.
+                seg.retx &= keep;
                 let (sent_at, tx, ever_retx) = (seg.sent_at, seg.tx, seg.ever_retx);
                 rate.on_delivered(seq, sent_at, &tx);
                 self.ca.sacked(sent_at, ever_retx);
@@ -258,7 +276,7 @@ impl Scoreboard {
                 if was_lost {
                     self.lost_out -= 1;
                 }
-                if was_retx {
+                if was_retx && !keep {
                     self.retrans_out -= 1;
                 }
                 if seq >= frontier {
@@ -457,6 +475,24 @@ mod tests {
         assert_eq!(b.ack_to(5, &mut RateEstimator::default()), 1);
         assert_eq!((b.sacked_out, b.lost_out, b.retrans_out), (0, 0, 0));
         assert_eq!(b.pipe(), 5);
+    }
+
+    #[test]
+    fn a_sacked_retransmission_leaves_pipe_at_its_sack_unless_kept_until_the_cumulative_ack() {
+        for keep in [false, true] {
+            // 0..10 sent; 4..7 SACKed marks 0..3 lost; 1 is resent, then SACKed itself.
+            let mut b = board(10).keeping_sacked_retx(keep);
+            b.sack(4, 7, &mut RateEstimator::default());
+            b.mark_lost();
+            b.on_send(1, SimTime(1), TxSnapshot::default());
+            let before = b.pipe();
+            b.sack(1, 2, &mut RateEstimator::default());
+            // RFC 6675 / Linux: one SACKed segment fewer in flight; ns-3.44: still counted.
+            assert_eq!(b.pipe(), if keep { before } else { before - 1 }, "keep {keep}");
+            assert_eq!(b.retrans_out, u64::from(keep));
+            b.ack_to(7, &mut RateEstimator::default());
+            assert_eq!((b.sacked_out, b.lost_out, b.retrans_out), (0, 0, 0), "keep {keep}");
+        }
     }
 
     #[test]
