@@ -242,6 +242,15 @@ def run_linux(scenario: Any, seed: Optional[int] = None) -> Result:
     # With per-flow delays, frames that took the default one (0 expected: a check on the classifier).
     res._summary["linux_relay_default_frames"] = (float(lost.get("default_fwd", 0) + lost.get("default_rev", 0))
                                                   if lost and p["classes"] else float("nan"))
+    # How late the relay found frames due (both directions): its own delay error, without the
+    # write through the qdisc and veth. A late run shows here rather than only in the RTTs.
+    n = lost.get("late_fwd_frames", 0) + lost.get("late_rev_frames", 0) if lost else 0
+    res._summary["linux_relay_late_mean_s"] = (lost["late_fwd_mean_ns"] * lost["late_fwd_frames"] + lost[
+        "late_rev_mean_ns"] * lost["late_rev_frames"]) / n / 1e9 if n else float("nan")
+    res._summary["linux_relay_late_max_s"] = max(lost["late_fwd_max_ns"], lost["late_rev_max_ns"]) / 1e9 if n \
+        else float("nan")
+    res._summary["linux_relay_late_over_1ms"] = float(lost["late_fwd_over_1ms"] + lost["late_rev_over_1ms"]) if n \
+        else float("nan")
     if with_sockops:  # the BPF object's own counters (cclab_tcpgt: options written/parsed, epochs, decisions)
         for name, v in zip(bpf.REGISTRY[with_sockops[0]].counters, counters):
             res._summary[f"linux_bpf_{name}"] = float(v)

@@ -208,8 +208,10 @@ class Testbed:
     def stop_delay_line(self) -> dict[str, int]:
         """Stops the delay line; returns the frames it lost per direction ({"fwd": n, "rev": n}):
         nonzero means the run went beyond what the testbed carries honestly (losses that the
-        bottleneck did not make); and the frames that took the default delay ("default_fwd",
-        "default_rev"): with classes, a flow's frame there had the wrong delay."""
+        bottleneck did not make); the frames that took the default delay ("default_fwd",
+        "default_rev"): with classes, a flow's frame there had the wrong delay; and how late the
+        relay found frames due ("late_fwd_frames", "late_fwd_mean_ns", "late_fwd_max_ns",
+        "late_fwd_over_1ms", and the same for "rev")."""
         p = self._relay
         if p is None or p.poll() is not None:
             return {}
@@ -221,6 +223,11 @@ class Testbed:
         m = re.search(r"default class a->b (\d+) b->a (\d+)", err or "")
         if m:
             out.update(default_fwd=int(m.group(1)), default_rev=int(m.group(2)))
+        for d, key in (("a->b", "fwd"), ("b->a", "rev")):
+            m = re.search(rf"late {d} frames (\d+) mean_ns (\d+) max_ns (\d+) over_1ms (\d+)", err or "")
+            if m:
+                out.update({f"late_{key}_frames": int(m.group(1)), f"late_{key}_mean_ns": int(m.group(2)),
+                            f"late_{key}_max_ns": int(m.group(3)), f"late_{key}_over_1ms": int(m.group(4))})
         return out
 
     def load_with_sockops(self, obj: Path) -> Path:

@@ -61,6 +61,9 @@ struct dir {
     struct fifo q[MAX_CLASSES + 1];
     uint64_t dropped;      /* frames lost because the pool was full */
     uint64_t defaulted;    /* frames that took the default delay */
+    /* Lateness: how long after its due time the relay found each frame due (its wake-up
+     * error; the write through the qdisc and the veth comes on top). */
+    uint64_t sent, late_sum_ns, late_max_ns, late_over_1ms;
 };
 
 /* Class of each B-side port, 0 for none: shared by both directions. */
@@ -166,6 +169,11 @@ static int64_t release(int out, int ifindex, struct dir *d) {
         uint32_t h = q->head;
         uint64_t t = now_ns();
         if (d->due[h] > t) return (int64_t)(d->due[h] - t);
+        uint64_t late = t - d->due[h];
+        d->sent++;
+        d->late_sum_ns += late;
+        d->late_max_ns = late > d->late_max_ns ? late : d->late_max_ns;
+        d->late_over_1ms += late > 1000000;
         memcpy(to.sll_addr, d->buf[h], ETH_ALEN);
         /* A full qdisc drops the frame and counts it (sendto then says ENOBUFS or nothing):
          * that is the bottleneck's drop. Any other failure loses the frame here: counted. */
@@ -260,7 +268,7 @@ int main(int argc, char **argv) {
      * (PACKET_STATISTICS, counted since the last read) and pool overflows. The engine reads
      * this line: a nonzero count means the run exceeded what the testbed carries honestly.
      * The second line: frames that took the default delay (with classes, a flow's frame
-     * there would have had the wrong round trip). */
+     * there would have had the wrong round trip). The last two: the relay's own lateness. */
     struct tpacket_stats sa = {0}, sb = {0};
     socklen_t sl = sizeof sa;
     getsockopt(a, SOL_PACKET, PACKET_STATISTICS, &sa, &sl);
@@ -270,5 +278,12 @@ int main(int argc, char **argv) {
             (unsigned long long)ab.dropped + sa.tp_drops, (unsigned long long)ba.dropped + sb.tp_drops);
     fprintf(stderr, "delay_line: default class a->b %llu b->a %llu\n", (unsigned long long)ab.defaulted,
             (unsigned long long)ba.defaulted);
+    for (int i = 0; i < 2; i++) {
+        struct dir *d = i ? &ba : &ab;
+        fprintf(stderr, "delay_line: late %s frames %llu mean_ns %llu max_ns %llu over_1ms %llu\n",
+                i ? "b->a" : "a->b", (unsigned long long)d->sent,
+                (unsigned long long)(d->sent ? d->late_sum_ns / d->sent : 0), (unsigned long long)d->late_max_ns,
+                (unsigned long long)d->late_over_1ms);
+    }
     return 0;
 }
