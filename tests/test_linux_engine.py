@@ -106,6 +106,17 @@ def test_a_round_trip_beyond_the_delay_lines_bound_is_refused_with_value_and_bou
                             "accepts one-way delays up to 500 ms (docs/linux.md)")
 
 
+def test_the_cli_refuses_a_round_trip_beyond_the_bound_in_one_line(tmp_path: Path) -> None:
+    bad = tmp_path / "far.toml"
+    bad.write_text((ROOT / "scenarios" / "linux" / "rtt-fairness-reno.toml").read_text().replace('"120ms"', '"1200ms"'))
+    p = subprocess.run([sys.executable, "-m", "cclab", "compare", str(bad), "--engines", "sim,linux"],
+                       capture_output=True, text=True, timeout=60, env=ENV)
+    assert p.returncode == 2
+    assert p.stderr.strip().splitlines() == [
+        "error: flows[1].rtt: 1200 ms round trip (600 ms forward, 600 ms back): the Linux delay line accepts one-way "
+        "delays up to 500 ms (docs/linux.md)"]
+
+
 def two_rtts(duration: str = "5s") -> dict:
     # 20 and 80 ms round trips over a 5 ms bottleneck: access delays 4 ms and 34 ms (docs/scenario.md).
     return {
