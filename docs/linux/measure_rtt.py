@@ -1,7 +1,7 @@
 """docs/linux.md, "Per-flow round trips": the accuracy of the delay line's per-flow delays.
 
     sudo PYTHONPATH=python python docs/linux/measure_rtt.py [--count N] [--sizes 56,1400]
-    sudo PYTHONPATH=python python docs/linux/measure_rtt.py --late REPS
+    sudo PYTHONPATH=python python docs/linux/measure_rtt.py --late REPS [--rate 20Mbps] [--rtts 20,80] [--duration 5]
 
 One testbed with a class per TCP port (the receiver's listening port, as the engine gives each
 flow) and a default class; at idle, one TCP connection per class does request-response
@@ -11,8 +11,8 @@ the configured one: the application's (time.monotonic_ns around send and the ech
 two Python wake-ups included), split into its one-way parts by the server's arrival time
 (CLOCK_MONOTONIC is shared by the namespaces), the kernel's (TCP_INFO min_rtt and srtt at the
 end), and ping's for the default class. ``--late REPS``: the relay's own lateness (summary
-``linux_relay_late_*``) in REPS pairs of 5 s runs of two reno flows at 20 Mbit/s, 20 and 80 ms
-(two classes) against 20 and 20 ms (one class). The `client`/`server` modes are the two ends, run by the script
+``linux_relay_late_*``) in REPS pairs of runs of two reno flows (by default 5 s at 20 Mbit/s, 1
+BDP), round trips 20 and 80 ms (two classes) against 20 and 20 ms (one class). The `client`/`server` modes are the two ends, run by the script
 itself inside the namespaces.
 """
 
@@ -142,25 +142,26 @@ def measure(count: int, sizes: list[int]) -> None:
     print(f"\ndelay line: {lost}")
 
 
-def late(reps: int) -> None:
+def late(reps: int, rate: str, rtts: tuple[int, int], duration: float) -> None:
     import warnings
 
     import cclab
 
-    print(f"\n### Relay lateness, two reno flows, 20 Mbit/s, 5 s ({' '.join(f'{x:.2f}' for x in os.getloadavg())})\n")
-    print("| round trips | relay classes | load (1 min) | late mean (us) | late max (ms) | frames over 1 ms |")
-    print("|---|---:|---:|---:|---:|---:|")
+    print(f"\n### Relay lateness, two reno flows, {rate}, {duration:g} s ({' '.join(f'{x:.2f}' for x in os.getloadavg())})\n")
+    print("| round trips | relay classes | load (1 min) | late mean (us) | late max (ms) | frames over 1 ms | frames relayed |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
     for _ in range(reps):
-        for rtt1, n in (("80ms", 2), ("20ms", 1)):
-            sc = {"name": "late", "duration": "5s", "sample_interval": "100ms",
-                  "topology": {"kind": "dumbbell", "bottleneck": {"rate": "20Mbps", "delay": "5ms", "buffer": "1bdp"}},
-                  "flows": [{"cc": "reno", "rtt": "20ms"}, {"cc": "reno", "rtt": rtt1}]}
+        for rtt1, n in ((rtts[1], 2), (rtts[0], 1)):
+            sc = {"name": "late", "duration": f"{duration}s", "sample_interval": "100ms",
+                  "topology": {"kind": "dumbbell", "bottleneck": {"rate": rate, "delay": "5ms", "buffer": "1bdp"}},
+                  "flows": [{"cc": "reno", "rtt": f"{rtts[0]}ms"}, {"cc": "reno", "rtt": f"{rtt1}ms"}]}
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 res = cclab.run(sc, engine="linux")
             s = res.summary()
-            print(f"| 20 ms, {rtt1[:-2]} ms | {n} | {os.getloadavg()[0]:.2f} | {s['linux_relay_late_mean_s'] * 1e6:.0f} "
-                  f"| {s['linux_relay_late_max_s'] * 1e3:.2f} | {s['linux_relay_late_over_1ms']:.0f} |")
+            print(f"| {rtts[0]} ms, {rtt1} ms | {n} | {os.getloadavg()[0]:.2f} | {s['linux_relay_late_mean_s'] * 1e6:.0f} "
+                  f"| {s['linux_relay_late_max_s'] * 1e3:.2f} | {s['linux_relay_late_over_1ms']:.0f} "
+                  f"| {s['linux_relay_frames']:.0f} |")
 
 
 if __name__ == "__main__":
@@ -173,8 +174,12 @@ if __name__ == "__main__":
         ap.add_argument("--count", type=int, default=100)
         ap.add_argument("--sizes", default="56,1400")
         ap.add_argument("--late", type=int, default=0, metavar="REPS")
+        ap.add_argument("--rate", default="20Mbps")
+        ap.add_argument("--rtts", default="20,80", help="two round trips, ms")
+        ap.add_argument("--duration", type=float, default=5.0)
         a = ap.parse_args()
         if a.late:
-            late(a.late)
+            r0, r1 = (int(x) for x in a.rtts.split(","))
+            late(a.late, a.rate, (r0, r1), a.duration)
         else:
             measure(a.count, [int(s) for s in a.sizes.split(",")])

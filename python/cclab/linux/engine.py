@@ -224,6 +224,7 @@ def run_linux(scenario: Any, seed: Optional[int] = None) -> Result:
                 raise LinuxEngineError(f"the sender failed: {err.strip().splitlines()[-1] if err.strip() else snd.returncode}")
             rout, _ = recv.communicate(timeout=10)
             lost = tb.stop_delay_line()
+            spells = [(d, t - cfg["t0"], w) for d, t, w in tb.late_spells]
             counters = tb.stop_loader() if with_sockops else []
             out = Path(cfg["samples_path"]).read_text(encoding="utf-8")
     wall = time.perf_counter() - t_wall
@@ -251,6 +252,10 @@ def run_linux(scenario: Any, seed: Optional[int] = None) -> Result:
         else float("nan")
     res._summary["linux_relay_late_over_1ms"] = float(lost["late_fwd_over_1ms"] + lost["late_rev_over_1ms"]) if n \
         else float("nan")
+    res._summary["linux_relay_frames"] = float(n) if n else float("nan")
+    #: Not saved with the result: when the relay woke more than 2 ms late (direction, scenario
+    #: time s, worst lateness s), for measurements that set loss bursts beside it.
+    res.linux_relay_late_spells = spells
     if with_sockops:  # the BPF object's own counters (cclab_tcpgt: options written/parsed, epochs, decisions)
         for name, v in zip(bpf.REGISTRY[with_sockops[0]].counters, counters):
             res._summary[f"linux_bpf_{name}"] = float(v)

@@ -87,6 +87,7 @@ class Testbed:
         self._up = False
         self.removed_at_start: List[str] = []
         self.last_ping_summary: dict[str, float] = {}
+        self.late_spells: List[Tuple[str, float, float]] = []
         self._relay: Optional["subprocess.Popen[str]"] = None
         #: The cgroup v2 the endpoints join when a BPF algorithm has a sockops program (else None).
         self.cgroup: Optional[Path] = None
@@ -228,6 +229,9 @@ class Testbed:
             if m:
                 out.update({f"late_{key}_frames": int(m.group(1)), f"late_{key}_mean_ns": int(m.group(2)),
                             f"late_{key}_max_ns": int(m.group(3)), f"late_{key}_over_1ms": int(m.group(4))})
+        #: Spells of lateness over 2 ms: (direction "fwd"/"rev", CLOCK_MONOTONIC s when due, worst s).
+        self.late_spells = [("fwd" if d == "a->b" else "rev", int(t) / 1e9, int(w) / 1e9) for d, t, w in
+                            re.findall(r"spell (a->b|b->a) at_ns (\d+) max_ns (\d+)", err or "")]
         return out
 
     def load_with_sockops(self, obj: Path) -> Path:

@@ -43,6 +43,13 @@
 #define MAX_CLASSES 64           /* the engine asks for one per flow, at most 16 */
 #define MAX_DELAY_US 1000000ull  /* 1 s one way; the engine's own bound is lower (docs/linux.md) */
 #define NIL UINT32_MAX
+#define SPELL_NS 2000000ull  /* lateness worth a record: 2 ms */
+#define SPELLS 256           /* records kept per direction */
+
+/* A spell of lateness: frames found due more than SPELL_NS late, less than 100 ms apart. */
+struct spell {
+    uint64_t start_ns, max_ns;
+};
 
 struct fifo {
     uint32_t head, tail, count;
@@ -64,6 +71,9 @@ struct dir {
     /* Lateness: how long after its due time the relay found each frame due (its wake-up
      * error; the write through the qdisc and the veth comes on top). */
     uint64_t sent, late_sum_ns, late_max_ns, late_over_1ms;
+    struct spell spell[SPELLS];
+    uint32_t nspell;
+    uint64_t last_late_ns; /* when the latest frame over SPELL_NS was due */
 };
 
 /* Class of each B-side port, 0 for none: shared by both directions. */
@@ -174,6 +184,16 @@ static int64_t release(int out, int ifindex, struct dir *d) {
         d->late_sum_ns += late;
         d->late_max_ns = late > d->late_max_ns ? late : d->late_max_ns;
         d->late_over_1ms += late > 1000000;
+        if (late > SPELL_NS) {
+            /* When the relay woke late, so that a run's loss bursts can be set beside it. */
+            if (d->nspell && d->due[h] - d->last_late_ns < 100000000ull) {
+                struct spell *sp = &d->spell[d->nspell - 1];
+                sp->max_ns = late > sp->max_ns ? late : sp->max_ns;
+            } else if (d->nspell < SPELLS) {
+                d->spell[d->nspell++] = (struct spell){d->due[h], late};
+            }
+            d->last_late_ns = d->due[h];
+        }
         memcpy(to.sll_addr, d->buf[h], ETH_ALEN);
         /* A full qdisc drops the frame and counts it (sendto then says ENOBUFS or nothing):
          * that is the bottleneck's drop. Any other failure loses the frame here: counted. */
@@ -284,6 +304,9 @@ int main(int argc, char **argv) {
                 i ? "b->a" : "a->b", (unsigned long long)d->sent,
                 (unsigned long long)(d->sent ? d->late_sum_ns / d->sent : 0), (unsigned long long)d->late_max_ns,
                 (unsigned long long)d->late_over_1ms);
+        for (uint32_t k = 0; k < d->nspell; k++)
+            fprintf(stderr, "delay_line: spell %s at_ns %llu max_ns %llu\n", i ? "b->a" : "a->b",
+                    (unsigned long long)d->spell[k].start_ns, (unsigned long long)d->spell[k].max_ns);
     }
     return 0;
 }
