@@ -71,7 +71,8 @@ def alive(pid: int) -> bool:
         (lambda s: s["topology"]["bottleneck"].update(loss=0.01), "topology.bottleneck.loss"),
         (lambda s: s["flows"][0].update(cc="vegas"), "flows[0].cc"),
         (lambda s: s["flows"][0].update(count=17), "flows"),
-        (lambda s: s["flows"].append({"cc": "cubic", "rtt": "80ms"}), "flows[1].rtt"),
+        (lambda s: s["flows"].append({"cc": "cubic", "rtt": "1200ms"}), "flows[1].rtt"),
+        (lambda s: (s["flows"][0].pop("rtt"), s["flows"][0].update(access_delay="600ms")), "flows[0].access_delay"),
         (lambda s: s.update(udp=[{"rate": "1Mbps"}]), "udp"),
         (lambda s: s.update(duration="1000s"), "duration"),
     ],
@@ -94,6 +95,63 @@ def test_the_cli_refuses_an_aqm_on_linux_in_one_line_before_building_anything(tm
     assert p.stderr.strip().splitlines() == [
         "error: topology.bottleneck.queue: 'red': this kernel has no AQM qdisc (no red, codel, fq_codel, pie); "
         "the Linux engine accepts droptail"]
+
+
+def test_a_round_trip_beyond_the_delay_lines_bound_is_refused_with_value_and_bound() -> None:
+    sc = dumbbell()
+    sc["flows"].append({"cc": "reno", "rtt": "1200ms"})
+    with pytest.raises(Unsupported) as e:
+        engine.plan(sc, 1)
+    assert str(e.value) == ("flows[1].rtt: 1200 ms round trip (600 ms forward, 600 ms back): the Linux delay line "
+                            "accepts one-way delays up to 500 ms (docs/linux.md)")
+
+
+def test_the_cli_refuses_a_round_trip_beyond_the_bound_in_one_line(tmp_path: Path) -> None:
+    bad = tmp_path / "far.toml"
+    bad.write_text((ROOT / "scenarios" / "linux" / "rtt-fairness-reno.toml").read_text().replace('"120ms"', '"1200ms"'))
+    p = subprocess.run([sys.executable, "-m", "cclab", "compare", str(bad), "--engines", "sim,linux"],
+                       capture_output=True, text=True, timeout=60, env=ENV)
+    assert p.returncode == 2
+    assert p.stderr.strip().splitlines() == [
+        "error: flows[1].rtt: 1200 ms round trip (600 ms forward, 600 ms back): the Linux delay line accepts one-way "
+        "delays up to 500 ms (docs/linux.md)"]
+
+
+def two_rtts(duration: str = "5s") -> dict:
+    # 20 and 80 ms round trips over a 5 ms bottleneck: access delays 4 ms and 34 ms (docs/scenario.md).
+    return {
+        "name": "linux-two-rtts", "duration": duration, "sample_interval": "100ms",
+        "topology": {"kind": "dumbbell", "bottleneck": {"rate": "20Mbps", "delay": "5ms", "buffer": "1bdp"}},
+        "flows": [{"cc": "reno", "rtt": "20ms"}, {"cc": "reno", "rtt": "80ms"}],
+    }
+
+
+def test_flows_with_different_round_trips_get_one_relay_class_each_and_equal_ones_none() -> None:
+    p = engine.plan(two_rtts(), 1)
+    # Keyed by each flow's receiver port; the one-way delays are the sums of the path's links.
+    assert p["classes"].keys() == {engine.PORT, engine.PORT + 1}
+    assert p["classes"][engine.PORT] == pytest.approx((0.010, 0.010))
+    assert p["classes"][engine.PORT + 1] == pytest.approx((0.040, 0.040))
+    # Equal round trips: no class, the relay's single FIFO per direction as before.
+    same = dumbbell(count=3)
+    same["flows"].append({"cc": "cubic", "rtt": "40ms"})
+    assert engine.plan(same, 1)["classes"] == {}
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc is not installed")
+@pytest.mark.parametrize("arg, line", [
+    ("5201:10", "delay_line: class '5201:10': accepted: PORT:A_TO_B_US:B_TO_A_US, a port 1-65535 and delays 0 to "
+                "1000000 microseconds"),
+    ("5201:2000000:1", "delay_line: class '5201:2000000:1': accepted: PORT:A_TO_B_US:B_TO_A_US, a port 1-65535 and "
+                       "delays 0 to 1000000 microseconds"),
+])
+def test_the_delay_line_refuses_a_bad_class_in_one_line_before_opening_anything(arg, line) -> None:
+    from cclab.linux.host import HERE, compile_c
+
+    binary = compile_c(HERE / "c" / "delay_line.c", "delay_line")
+    p = subprocess.run([str(binary), "no-such-if", "no-such-if", "1000", "1000", arg], capture_output=True, text=True,
+                       timeout=10)
+    assert p.returncode == 1 and p.stderr.strip().splitlines() == [line]
 
 
 def test_the_same_scenario_plans_the_dumbbell_the_simulator_builds() -> None:
@@ -148,6 +206,23 @@ def test_the_limited_shares_come_from_the_kernel_s_chrono_times_over_the_measure
     assert limited_fractions(None, end, 10.0) == pytest.approx({"app": 0.1, "rwnd": 0.1, "sndbuf": 0.1})
     # A kernel without the chrono fields (before 4.10) gives no verdict rather than a wrong one.
     assert all(np.isnan(v) for v in limited_fractions(None, {"busy_us": 1}, 10.0).values())
+
+
+@needs_testbed
+def test_each_flow_gets_its_own_round_trip_from_the_delay_line() -> None:
+    res = cclab.run(two_rtts("5s"), engine="linux")
+    f = res.flows.set_index("flow")
+    assert list(f["base_rtt_s"]) == pytest.approx([0.020, 0.080])
+    # The kernel's minimum RTT of each flow is its own configured one: never below, and late by
+    # at most 2 ms (the idle delay line adds 0.1-0.3 ms, docs/linux.md). One delay for both
+    # flows would put them within those 2 ms of each other, not 60 ms apart.
+    for flow, rtt in ((0, 0.020), (1, 0.080)):
+        assert rtt - 1e-4 <= f.loc[flow, "rtt_min_s"] <= rtt + 0.002, (flow, f.loc[flow, "rtt_min_s"])
+    assert f.loc[1, "rtt_min_s"] - f.loc[0, "rtt_min_s"] > 0.055
+    s = res.summary()
+    # Every frame was classified to its flow, and none was lost outside the bottleneck.
+    assert s["linux_relay_default_frames"] == 0 and s["linux_relay_lost"] == 0
+    assert not our_namespaces()
 
 
 @needs_testbed

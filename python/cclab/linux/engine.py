@@ -34,8 +34,11 @@ MAX_FLOWS = 16
 #: Real time: a run takes its duration.
 MAX_DURATION_S = 300.0
 MIN_SAMPLE_S = 0.01
-#: Forward and reverse one-way delays of all flows must agree to this (one delay line for all).
-RTT_TOLERANCE_S = 1e-4
+#: The longest one-way delay (each direction, each flow) the delay line is asked for. Its frame
+#: pool holds 16,384 frames per direction (c/delay_line.c, SLOTS): at the 200 Mbit/s ceiling a
+#: flow in slow start arrives at up to twice the rate, 33,000 frames/s, so 0.5 s fills half the
+#: pool; docs/linux.md measures the delays' accuracy up to this bound.
+MAX_ONE_WAY_S = 0.5
 #: Kernel congestion controls by the names a scenario may use (the simulator's on the left).
 KERNEL_CC = {"reno": "reno", "newreno": "reno", "cubic": "cubic", "bbr": "bbr"}
 PORT = 5201
@@ -124,16 +127,16 @@ def plan(sc: Scenario, seed: int) -> Dict[str, Any]:
         _fail("flows", f"{len(flows)} flows: the Linux engine carries at most {MAX_FLOWS} honestly on 2 cores")
     groups = {g: i for i, g in enumerate(dict.fromkeys(f["group"] for f in flows))}
     delay = {l_i: l["delay_s"] for l_i, l in enumerate(links)}
-    fwd0 = rev0 = None
+    delays = []  # each flow's (forward, reverse) one-way delay: the sums of its paths' link delays
     for f in flows:
         gi = groups[f["group"]]
         fwd = sum(delay[i] for i in f["path_data"])
         rev = sum(delay[i] for i in f["path_ack"])
-        if fwd0 is None:
-            fwd0, rev0 = fwd, rev
-        elif abs(fwd - fwd0) > RTT_TOLERANCE_S or abs(rev - rev0) > RTT_TOLERANCE_S:
-            _fail(f"flows[{gi}].rtt", f"{(fwd + rev) * 1e3:g} ms differs from flow 0's {(fwd0 + rev0) * 1e3:g} ms: "
-                                      "the Linux testbed has one delay line, all flows share one round trip")
+        if max(fwd, rev) > MAX_ONE_WAY_S:
+            _fail(_delay_field(sc, gi), f"{(fwd + rev) * 1e3:g} ms round trip ({fwd * 1e3:g} ms forward, "
+                                        f"{rev * 1e3:g} ms back): the Linux delay line accepts one-way delays up "
+                                        f"to {MAX_ONE_WAY_S * 1e3:g} ms (docs/linux.md)")
+        delays.append((fwd, rev))
         for i in f["path_data"] + f["path_ack"]:
             l = links[i]
             if l["role"] == "access" and l["rate_bps"] < bn["rate_bps"]:
@@ -154,9 +157,23 @@ def plan(sc: Scenario, seed: int) -> Dict[str, Any]:
     rev_q = next(l for l in links if l["role"] == "reverse")["queue"]
     if rev_q["capacity_pkts"] is not None or rev_q["capacity_bytes"] is not None:
         _fail("topology.bottleneck.reverse_buffer", "the reverse (ACK) direction has no limited queue on Linux")
+    # One class (today's single FIFO per direction) when every flow's delays are the same to the
+    # relay's microsecond; else one class per flow, keyed by its receiver's port (PORT + index).
+    micros = {(round(fwd * 1e6), round(rev * 1e6)) for fwd, rev in delays}
+    classes = {PORT + i: d for i, d in enumerate(delays)} if len(micros) > 1 else {}
     return {"canonical": canonical, "net": net, "bdp": bdp, "duration": duration, "mtu": mtu,
             "rate_bps": bn["rate_bps"], "limit_pkts": q["capacity_pkts"], "limit_bytes": q["capacity_bytes"],
-            "fwd_s": fwd0, "rev_s": rev0, "kernel_cc": kernel_names, "groups": groups}
+            "fwd_s": delays[0][0], "rev_s": delays[0][1], "delays": delays, "classes": classes,
+            "kernel_cc": kernel_names, "groups": groups}
+
+
+def _delay_field(sc: Scenario, gi: int) -> str:
+    """The field that set a flow group's delay: its ``rtt`` or ``access_delay``, else the bottleneck's."""
+    g = (sc.get("flows") or [{}])[gi]
+    for key in ("rtt", "access_delay", "receiver_delay"):
+        if key in g:
+            return f"flows[{gi}].{key}"
+    return "topology.bottleneck.delay"
 
 
 def run_linux(scenario: Any, seed: Optional[int] = None) -> Result:
@@ -174,7 +191,9 @@ def run_linux(scenario: Any, seed: Optional[int] = None) -> Result:
     cc_of_flow = [p["kernel_cc"][p["groups"][f["group"]]] for f in flows]
     load = os.getloadavg()[0]
     t_wall = time.perf_counter()
-    with Testbed(p["rate_bps"], p["limit_pkts"], p["limit_bytes"], p["fwd_s"], p["rev_s"], p["mtu"]) as tb:
+    # Frames no flow claims (none are expected: ARP is static, IPv6 off) take flow 0's delays.
+    with Testbed(p["rate_bps"], p["limit_pkts"], p["limit_bytes"], p["fwd_s"], p["rev_s"], p["mtu"],
+                 classes=p["classes"]) as tb:
         state_maps = {}
         with_sockops = [cc for cc in sorted(set(cc_of_flow)) if cc in bpf.REGISTRY and bpf.REGISTRY[cc].sockops]
         for cc in sorted(set(cc_of_flow)):
@@ -205,6 +224,7 @@ def run_linux(scenario: Any, seed: Optional[int] = None) -> Result:
                 raise LinuxEngineError(f"the sender failed: {err.strip().splitlines()[-1] if err.strip() else snd.returncode}")
             rout, _ = recv.communicate(timeout=10)
             lost = tb.stop_delay_line()
+            spells = [(d, t - cfg["t0"], w) for d, t, w in tb.late_spells]
             counters = tb.stop_loader() if with_sockops else []
             out = Path(cfg["samples_path"]).read_text(encoding="utf-8")
     wall = time.perf_counter() - t_wall
@@ -220,6 +240,22 @@ def run_linux(scenario: Any, seed: Optional[int] = None) -> Result:
     states = {i: bpf.REGISTRY[cc].states for i, cc in enumerate(cc_of_flow) if cc in bpf.REGISTRY}
     res = build_result(p, s, wall, samples, finals, qrows, dt, bool(dt_user), received, load, states)
     res._summary["linux_relay_lost"] = float(lost.get("fwd", 0) + lost.get("rev", 0)) if lost else float("nan")
+    # With per-flow delays, frames that took the default one (0 expected: a check on the classifier).
+    res._summary["linux_relay_default_frames"] = (float(lost.get("default_fwd", 0) + lost.get("default_rev", 0))
+                                                  if lost and p["classes"] else float("nan"))
+    # How late the relay found frames due (both directions): its own delay error, without the
+    # write through the qdisc and veth. A late run shows here rather than only in the RTTs.
+    n = lost.get("late_fwd_frames", 0) + lost.get("late_rev_frames", 0) if lost else 0
+    res._summary["linux_relay_late_mean_s"] = (lost["late_fwd_mean_ns"] * lost["late_fwd_frames"] + lost[
+        "late_rev_mean_ns"] * lost["late_rev_frames"]) / n / 1e9 if n else float("nan")
+    res._summary["linux_relay_late_max_s"] = max(lost["late_fwd_max_ns"], lost["late_rev_max_ns"]) / 1e9 if n \
+        else float("nan")
+    res._summary["linux_relay_late_over_1ms"] = float(lost["late_fwd_over_1ms"] + lost["late_rev_over_1ms"]) if n \
+        else float("nan")
+    res._summary["linux_relay_frames"] = float(n) if n else float("nan")
+    #: Not saved with the result: when the relay woke more than 2 ms late (direction, scenario
+    #: time s, worst lateness s), for measurements that set loss bursts beside it.
+    res.linux_relay_late_spells = spells
     if with_sockops:  # the BPF object's own counters (cclab_tcpgt: options written/parsed, epochs, decisions)
         for name, v in zip(bpf.REGISTRY[with_sockops[0]].counters, counters):
             res._summary[f"linux_bpf_{name}"] = float(v)

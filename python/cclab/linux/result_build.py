@@ -97,7 +97,7 @@ def build_result(p: Dict[str, Any], seed: int, wall: float, samples: List[Dict[s
         delivered_pkts = int(math.ceil(acked_end / mss)) if acked_end else 0
         flow_rows.append({
             "flow": i, "name": f["name"], "group": f["group"], "cc": canonical_cc(canonical, f["group"], f["cc"]),
-            "recovery": "sack", "start_s": start, "base_rtt_s": p["fwd_s"] + p["rev_s"], "packet_size": mtu,
+            "recovery": "sack", "start_s": start, "base_rtt_s": sum(p["delays"][i]), "packet_size": mtu,
             "sent_pkts": fin.get("data_segs_out"), "retransmits": fin.get("total_retrans"),
             "timeouts": fin.get("total_rto"), "fast_retransmits": NA, "ecn_reductions": 0, "drops": NA,
             "loss_rate": float("nan"), "delivered_pkts": delivered_pkts, "delivered_bytes": delivered_pkts * mtu,

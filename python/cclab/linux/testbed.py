@@ -3,7 +3,8 @@
     [PREFIX-snd] s0 10.201.0.1 <-veth-> m0 [PREFIX-mid] m1 <-veth-> r0 10.201.0.2 [PREFIX-rcv]
 
 The middle namespace has no addresses: ``delay_line`` (c/delay_line.c) copies every frame from
-m0 to m1 after the forward one-way delay and from m1 to m0 after the reverse one; the frames it
+m0 to m1 after the forward one-way delay and from m1 to m0 after the reverse one (per flow when
+``classes`` are given: a flow is its receiver's listening port); the frames it
 writes to m1 go through m1's root qdisc, the bottleneck: HTB at the bottleneck's rate with one
 class whose leaf is a ``pfifo`` (packet limit) or ``bfifo`` (byte limit) of the scenario's
 buffer, i.e. drop-tail. The veths are created inside their namespaces, so none ever exists in
@@ -26,7 +27,7 @@ import re
 import signal
 import subprocess
 from pathlib import Path
-from typing import Any, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 from .errors import LinuxEngineError
 from .host import (HERE, PREFIX, _kill_netns_pids, _Lock, cgroup2_root, cleanup_leftovers, compile_c,
@@ -60,7 +61,9 @@ class Testbed:
 
     ``rate_bps``: bottleneck rate. ``limit_pkts`` / ``limit_bytes``: its drop-tail buffer (one
     of them; neither: a pfifo of 100,000 packets, "unlimited"). ``delay_fwd_s``/``delay_rev_s``:
-    one-way propagation delay sender->receiver and back. ``mtu``: of every veth.
+    one-way propagation delay sender->receiver and back, of every frame no class claims.
+    ``mtu``: of every veth. ``classes``: per-flow delays, {receiver's TCP port: (forward s,
+    reverse s)}; the TCP frames to and from that port take them (c/delay_line.c).
     """
 
     __test__ = False  # not a pytest class, whatever a test module imports it as
@@ -71,9 +74,11 @@ class Testbed:
     gso_max_segs: Optional[int] = None
 
     def __init__(self, rate_bps: float, limit_pkts: Optional[int], limit_bytes: Optional[int],
-                 delay_fwd_s: float, delay_rev_s: float, mtu: int = 1500) -> None:
+                 delay_fwd_s: float, delay_rev_s: float, mtu: int = 1500,
+                 classes: Optional[Dict[int, Tuple[float, float]]] = None) -> None:
         self.rate_bps, self.limit_pkts, self.limit_bytes = rate_bps, limit_pkts, limit_bytes
         self.delay_fwd_s, self.delay_rev_s, self.mtu = delay_fwd_s, delay_rev_s, mtu
+        self.classes = dict(classes or {})
         self.snd, self.mid, self.rcv = PREFIX + "snd", PREFIX + "mid", PREFIX + "rcv"
         self.procs: List[subprocess.Popen[Any]] = []
         self.struct_ops: List[int] = []
@@ -82,6 +87,7 @@ class Testbed:
         self._up = False
         self.removed_at_start: List[str] = []
         self.last_ping_summary: dict[str, float] = {}
+        self.late_spells: List[Tuple[str, float, float]] = []
         self._relay: Optional["subprocess.Popen[str]"] = None
         #: The cgroup v2 the endpoints join when a BPF algorithm has a sockops program (else None).
         self.cgroup: Optional[Path] = None
@@ -203,13 +209,30 @@ class Testbed:
     def stop_delay_line(self) -> dict[str, int]:
         """Stops the delay line; returns the frames it lost per direction ({"fwd": n, "rev": n}):
         nonzero means the run went beyond what the testbed carries honestly (losses that the
-        bottleneck did not make)."""
+        bottleneck did not make); the frames that took the default delay ("default_fwd",
+        "default_rev"): with classes, a flow's frame there had the wrong delay; and how late the
+        relay found frames due ("late_fwd_frames", "late_fwd_mean_ns", "late_fwd_max_ns",
+        "late_fwd_over_1ms", and the same for "rev")."""
         p = self._relay
         if p is None or p.poll() is not None:
             return {}
         _, err = _stop(p, 5)
+        out = {}
         m = re.search(r"lost a->b (\d+) b->a (\d+)", err or "")
-        return {"fwd": int(m.group(1)), "rev": int(m.group(2))} if m else {}
+        if m:
+            out.update(fwd=int(m.group(1)), rev=int(m.group(2)))
+        m = re.search(r"default class a->b (\d+) b->a (\d+)", err or "")
+        if m:
+            out.update(default_fwd=int(m.group(1)), default_rev=int(m.group(2)))
+        for d, key in (("a->b", "fwd"), ("b->a", "rev")):
+            m = re.search(rf"late {d} frames (\d+) mean_ns (\d+) max_ns (\d+) over_1ms (\d+)", err or "")
+            if m:
+                out.update({f"late_{key}_frames": int(m.group(1)), f"late_{key}_mean_ns": int(m.group(2)),
+                            f"late_{key}_max_ns": int(m.group(3)), f"late_{key}_over_1ms": int(m.group(4))})
+        #: Spells of lateness over 2 ms: (direction "fwd"/"rev", CLOCK_MONOTONIC s when due, worst s).
+        self.late_spells = [("fwd" if d == "a->b" else "rev", int(t) / 1e9, int(w) / 1e9) for d, t, w in
+                            re.findall(r"spell (a->b|b->a) at_ns (\d+) max_ns (\d+)", err or "")]
+        return out
 
     def load_with_sockops(self, obj: Path) -> Path:
         """Creates the testbed's cgroup v2 and starts ``c/bpf_loader.c`` on the BPF object ``obj``:
@@ -248,8 +271,9 @@ class Testbed:
 
     def _delay_line(self) -> None:
         binary = compile_c(HERE / "c" / "delay_line.c", "delay_line")
+        per_flow = [f"{port}:{round(fwd * 1e6)}:{round(rev * 1e6)}" for port, (fwd, rev) in sorted(self.classes.items())]
         p = self._relay = self.spawn(self.mid, str(binary), "m0", "m1", str(round(self.delay_fwd_s * 1e6)),
-                       str(round(self.delay_rev_s * 1e6)))
+                                     str(round(self.delay_rev_s * 1e6)), *per_flow)
         line = p.stdout.readline() if p.stdout else ""
         if line.strip() != "ready":
             err = p.stderr.read() if p.stderr and p.poll() is not None else ""

@@ -2,12 +2,22 @@
  *
  * This kernel has no netem, so the middle namespace runs this relay: it reads every frame
  * that arrives on one veth end with an AF_PACKET socket and writes it out of the other end
- * DELAY microseconds later, in both directions, each with its own FIFO. A fixed delay per
- * direction keeps the FIFO in time order, so one timer (the head of each FIFO) suffices.
- * Frames written here go through the outgoing device's qdisc (no PACKET_QDISC_BYPASS), so
- * the bottleneck queue on that device sees them as a router's output queue would.
+ * after the one-way delay of its class and direction. Frames written here go through the
+ * outgoing device's qdisc (no PACKET_QDISC_BYPASS), so the bottleneck queue on that device
+ * sees them as a router's output queue would.
  *
- * usage: delay_line IF_A IF_B DELAY_A_TO_B_US DELAY_B_TO_A_US
+ * Classes give flows their own round trips. A class is a TCP port of the B side (the
+ * receiver's listening port, one per flow in the testbed): frames A->B whose TCP destination
+ * port is PORT and frames B->A whose TCP source port is PORT take that class's delays; every
+ * other frame (not IPv4/TCP, a fragment, another port) takes the default delays. The listening
+ * port is what identifies a flow reliably: the sender's source port is the kernel's choice.
+ * Each (class, direction) has its own FIFO; one delay per FIFO keeps it in time order, so
+ * the next departure of a direction is the earliest of its FIFOs' heads (ties: the frame that
+ * arrived first). The frames of one direction share one pool of SLOTS, so with no class (or
+ * all delays equal, which the engine passes as no class) the relay is the one FIFO per
+ * direction it was before.
+ *
+ * usage: delay_line IF_A IF_B DELAY_A_TO_B_US DELAY_B_TO_A_US [PORT:A_TO_B_US:B_TO_A_US ...]
  * Exits 0 on SIGTERM/SIGINT; 1 on a setup error (one line on stderr).
  */
 #define _GNU_SOURCE
@@ -30,15 +40,44 @@
 
 #define SLOTS 16384 /* frames per direction: 200 Mbit/s x 500 ms of 1514-byte frames is 8257 */
 #define FRAME 1600  /* largest frame accepted: the testbed's MTU is at most 1500 */
+#define MAX_CLASSES 64           /* the engine asks for one per flow, at most 16 */
+#define MAX_DELAY_US 1000000ull  /* 1 s one way; the engine's own bound is lower (docs/linux.md) */
+#define NIL UINT32_MAX
+#define SPELL_NS 2000000ull  /* lateness worth a record: 2 ms */
+#define SPELLS 256           /* records kept per direction */
+
+/* A spell of lateness: frames found due more than SPELL_NS late, less than 100 ms apart. */
+struct spell {
+    uint64_t start_ns, max_ns;
+};
 
 struct fifo {
-    unsigned char (*buf)[FRAME];
-    uint32_t *len;
-    uint64_t *due;
-    uint32_t head, count;
+    uint32_t head, tail, count;
     uint64_t delay_ns;
-    uint64_t dropped; /* frames lost because the FIFO was full */
 };
+
+/* One direction: the frame pool, its free list, and one FIFO per class (0: the default). */
+struct dir {
+    unsigned char (*buf)[FRAME];
+    uint32_t *len, *next;
+    uint64_t *due, *seq;
+    uint32_t free_head;
+    uint64_t arrivals;     /* sequence numbers: the tie-break between FIFOs */
+    int by_dst;            /* classify by TCP destination port (A->B) or source port (B->A) */
+    int nfifo;
+    struct fifo q[MAX_CLASSES + 1];
+    uint64_t dropped;      /* frames lost because the pool was full */
+    uint64_t defaulted;    /* frames that took the default delay */
+    /* Lateness: how long after its due time the relay found each frame due (its wake-up
+     * error; the write through the qdisc and the veth comes on top). */
+    uint64_t sent, late_sum_ns, late_max_ns, late_over_1ms;
+    struct spell spell[SPELLS];
+    uint32_t nspell;
+    uint64_t last_late_ns; /* when the latest frame over SPELL_NS was due */
+};
+
+/* Class of each B-side port, 0 for none: shared by both directions. */
+static uint8_t class_of[65536];
 
 static volatile sig_atomic_t stop;
 static void on_signal(int sig) { (void)sig; stop = 1; }
@@ -69,66 +108,159 @@ static int open_if(const char *name, int *ifindex) {
     return fd;
 }
 
-static int fifo_init(struct fifo *f, uint64_t delay_us) {
-    f->buf = malloc((size_t)SLOTS * FRAME);
-    f->len = calloc(SLOTS, sizeof *f->len);
-    f->due = calloc(SLOTS, sizeof *f->due);
-    f->head = f->count = 0;
-    f->delay_ns = delay_us * 1000ull;
-    f->dropped = 0;
-    return f->buf && f->len && f->due ? 0 : -1;
+static int dir_init(struct dir *d, int by_dst) {
+    memset(d, 0, sizeof *d);
+    d->buf = malloc((size_t)SLOTS * FRAME);
+    d->len = calloc(SLOTS, sizeof *d->len);
+    d->next = calloc(SLOTS, sizeof *d->next);
+    d->due = calloc(SLOTS, sizeof *d->due);
+    d->seq = calloc(SLOTS, sizeof *d->seq);
+    if (!d->buf || !d->len || !d->next || !d->due || !d->seq) return -1;
+    for (uint32_t i = 0; i < SLOTS; i++) d->next[i] = i + 1 < SLOTS ? i + 1 : NIL;
+    d->free_head = 0;
+    d->by_dst = by_dst;
+    d->nfifo = 1;
+    for (int c = 0; c <= MAX_CLASSES; c++) d->q[c].head = d->q[c].tail = NIL;
+    return 0;
 }
 
-/* Reads every frame waiting on `in` into `f`, stamped with its due time. */
-static void drain(int in, struct fifo *f) {
+/* The class of a frame: its B-side TCP port's, 0 (default) for anything else. */
+static int classify(const unsigned char *f, ssize_t n, int by_dst) {
+    if (n < 14 + 20 || f[12] != 0x08 || f[13] != 0x00) return 0; /* not IPv4 */
+    const unsigned char *ip = f + 14;
+    int ihl = (ip[0] & 15) * 4;
+    if ((ip[0] >> 4) != 4 || ihl < 20 || ip[9] != 6) return 0; /* not TCP */
+    if (((ip[6] & 0x1f) << 8 | ip[7]) != 0 || n < 14 + ihl + 4) return 0; /* a later fragment */
+    const unsigned char *tcp = ip + ihl;
+    return class_of[by_dst ? (tcp[2] << 8 | tcp[3]) : (tcp[0] << 8 | tcp[1])];
+}
+
+/* Reads every frame waiting on `in` into its class's FIFO, stamped with its due time. */
+static void drain(int in, struct dir *d) {
+    static unsigned char scratch[FRAME];
     for (;;) {
         struct sockaddr_ll from;
         socklen_t fl = sizeof from;
-        uint32_t slot = (f->head + f->count) % SLOTS;
-        ssize_t n = recvfrom(in, f->buf[slot], FRAME, 0, (struct sockaddr *)&from, &fl);
+        uint32_t slot = d->free_head;
+        unsigned char *into = slot == NIL ? scratch : d->buf[slot];
+        ssize_t n = recvfrom(in, into, FRAME, 0, (struct sockaddr *)&from, &fl);
         if (n < 0) return; /* EAGAIN: nothing more */
         if (from.sll_pkttype == PACKET_OUTGOING) continue; /* our own writes, seen again */
-        if (f->count == SLOTS) { f->dropped++; continue; }
-        f->len[slot] = (uint32_t)n;
-        f->due[slot] = now_ns() + f->delay_ns;
-        f->count++;
+        if (slot == NIL) { d->dropped++; continue; }
+        int c = d->nfifo > 1 ? classify(into, n, d->by_dst) : 0;
+        struct fifo *q = &d->q[c];
+        d->free_head = d->next[slot];
+        d->len[slot] = (uint32_t)n;
+        d->due[slot] = now_ns() + q->delay_ns;
+        d->seq[slot] = d->arrivals++;
+        d->next[slot] = NIL;
+        if (q->count) d->next[q->tail] = slot; else q->head = slot;
+        q->tail = slot;
+        q->count++;
+        d->defaulted += c == 0;
     }
 }
 
-/* Writes out every frame of `f` that is due; returns ns until the next one (or -1: none). */
-static int64_t release(int out, int ifindex, struct fifo *f) {
+/* Writes out every due frame of `d`, earliest first; returns ns until the next one (-1: none). */
+static int64_t release(int out, int ifindex, struct dir *d) {
     struct sockaddr_ll to = {0};
     to.sll_family = AF_PACKET;
     to.sll_ifindex = ifindex;
     to.sll_halen = ETH_ALEN;
-    while (f->count) {
+    for (;;) {
+        struct fifo *q = NULL;
+        for (int c = 0; c < d->nfifo; c++) {
+            struct fifo *x = &d->q[c];
+            if (x->count && (!q || d->due[x->head] < d->due[q->head] ||
+                             (d->due[x->head] == d->due[q->head] && d->seq[x->head] < d->seq[q->head])))
+                q = x;
+        }
+        if (!q) return -1;
+        uint32_t h = q->head;
         uint64_t t = now_ns();
-        if (f->due[f->head] > t) return (int64_t)(f->due[f->head] - t);
-        memcpy(to.sll_addr, f->buf[f->head], ETH_ALEN);
+        if (d->due[h] > t) return (int64_t)(d->due[h] - t);
+        uint64_t late = t - d->due[h];
+        d->sent++;
+        d->late_sum_ns += late;
+        d->late_max_ns = late > d->late_max_ns ? late : d->late_max_ns;
+        d->late_over_1ms += late > 1000000;
+        if (late > SPELL_NS) {
+            /* When the relay woke late, so that a run's loss bursts can be set beside it. */
+            if (d->nspell && d->due[h] - d->last_late_ns < 100000000ull) {
+                struct spell *sp = &d->spell[d->nspell - 1];
+                sp->max_ns = late > sp->max_ns ? late : sp->max_ns;
+            } else if (d->nspell < SPELLS) {
+                d->spell[d->nspell++] = (struct spell){d->due[h], late};
+            }
+            d->last_late_ns = d->due[h];
+        }
+        memcpy(to.sll_addr, d->buf[h], ETH_ALEN);
         /* A full qdisc drops the frame and counts it (sendto then says ENOBUFS or nothing):
          * that is the bottleneck's drop. Any other failure loses the frame here: counted. */
-        if (sendto(out, f->buf[f->head], f->len[f->head], 0, (struct sockaddr *)&to, sizeof to) < 0 &&
-            errno != ENOBUFS)
-            f->dropped++;
-        f->head = (f->head + 1) % SLOTS;
-        f->count--;
+        if (sendto(out, d->buf[h], d->len[h], 0, (struct sockaddr *)&to, sizeof to) < 0 && errno != ENOBUFS)
+            d->dropped++;
+        q->head = d->next[h];
+        if (--q->count == 0) q->head = q->tail = NIL;
+        d->next[h] = d->free_head;
+        d->free_head = h;
     }
-    return -1;
+}
+
+/* An unsigned decimal in [0, max], the whole string; -1 otherwise. */
+static long long number(const char *s, unsigned long long max) {
+    char *end;
+    if (*s < '0' || *s > '9') return -1;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    return errno || *end || v > max ? -1 : (long long)v;
+}
+
+static int bad(const char *what, const char *value, const char *accepted) {
+    fprintf(stderr, "delay_line: %s '%s': %s\n", what, value, accepted);
+    return 1;
 }
 
 int main(int argc, char **argv) {
-    if (argc != 5) {
-        fprintf(stderr, "usage: delay_line IF_A IF_B DELAY_A_TO_B_US DELAY_B_TO_A_US\n");
+    if (argc < 5) {
+        fprintf(stderr, "usage: delay_line IF_A IF_B DELAY_A_TO_B_US DELAY_B_TO_A_US [PORT:A_TO_B_US:B_TO_A_US ...]\n");
         return 1;
     }
-    int ia, ib;
-    int a = open_if(argv[1], &ia), b = open_if(argv[2], &ib);
-    if (a < 0 || b < 0) return 1;
-    struct fifo ab, ba;
-    if (fifo_init(&ab, strtoull(argv[3], NULL, 10)) || fifo_init(&ba, strtoull(argv[4], NULL, 10))) {
+    static struct dir ab, ba;
+    if (dir_init(&ab, 1) || dir_init(&ba, 0)) {
         fprintf(stderr, "delay_line: out of memory\n");
         return 1;
     }
+    long long dab = number(argv[3], MAX_DELAY_US), dba = number(argv[4], MAX_DELAY_US);
+    if (dab < 0) return bad("DELAY_A_TO_B_US", argv[3], "accepted: 0 to 1000000 microseconds");
+    if (dba < 0) return bad("DELAY_B_TO_A_US", argv[4], "accepted: 0 to 1000000 microseconds");
+    ab.q[0].delay_ns = (uint64_t)dab * 1000ull;
+    ba.q[0].delay_ns = (uint64_t)dba * 1000ull;
+    if (argc - 5 > MAX_CLASSES) {
+        char n[16];
+        snprintf(n, sizeof n, "%d", argc - 5);
+        return bad("classes", n, "accepted: at most 64");
+    }
+    for (int i = 5; i < argc; i++) {
+        char field[3][16];
+        long long v[3] = {-1, -1, -1};
+        if (sscanf(argv[i], "%15[0-9]:%15[0-9]:%15[0-9]", field[0], field[1], field[2]) == 3 &&
+            (size_t)snprintf(NULL, 0, "%s:%s:%s", field[0], field[1], field[2]) == strlen(argv[i])) {
+            v[0] = number(field[0], 65535);
+            v[1] = number(field[1], MAX_DELAY_US);
+            v[2] = number(field[2], MAX_DELAY_US);
+        }
+        if (v[0] < 1 || v[1] < 0 || v[2] < 0)
+            return bad("class", argv[i], "accepted: PORT:A_TO_B_US:B_TO_A_US, a port 1-65535 and delays "
+                                         "0 to 1000000 microseconds");
+        if (class_of[v[0]]) return bad("class", argv[i], "accepted: each port once");
+        int c = ab.nfifo++;
+        ba.nfifo++;
+        class_of[v[0]] = (uint8_t)c;
+        ab.q[c].delay_ns = (uint64_t)v[1] * 1000ull;
+        ba.q[c].delay_ns = (uint64_t)v[2] * 1000ull;
+    }
+    int ia, ib, a, b;
+    if ((a = open_if(argv[1], &ia)) < 0 || (b = open_if(argv[2], &ib)) < 0) return 1;
     prctl(PR_SET_TIMERSLACK, 1UL); /* 1 ns instead of the default 50 us of sleep slack */
     /* Real-time priority: on a machine whose cores are busy with other work, a normal process
      * wakes milliseconds late and every frame with it (docs/linux.md measures both). The relay
@@ -153,8 +285,10 @@ int main(int argc, char **argv) {
         if (ppoll(p, 2, &ts, NULL) < 0 && errno != EINTR) break;
     }
     /* Frames lost here, not at the bottleneck: the socket's receive-buffer drops
-     * (PACKET_STATISTICS, counted since the last read) and FIFO overflows. The engine reads
-     * this line: a nonzero count means the run exceeded what the testbed carries honestly. */
+     * (PACKET_STATISTICS, counted since the last read) and pool overflows. The engine reads
+     * this line: a nonzero count means the run exceeded what the testbed carries honestly.
+     * The second line: frames that took the default delay (with classes, a flow's frame
+     * there would have had the wrong round trip). The last two: the relay's own lateness. */
     struct tpacket_stats sa = {0}, sb = {0};
     socklen_t sl = sizeof sa;
     getsockopt(a, SOL_PACKET, PACKET_STATISTICS, &sa, &sl);
@@ -162,5 +296,17 @@ int main(int argc, char **argv) {
     getsockopt(b, SOL_PACKET, PACKET_STATISTICS, &sb, &sl);
     fprintf(stderr, "delay_line: lost a->b %llu b->a %llu\n",
             (unsigned long long)ab.dropped + sa.tp_drops, (unsigned long long)ba.dropped + sb.tp_drops);
+    fprintf(stderr, "delay_line: default class a->b %llu b->a %llu\n", (unsigned long long)ab.defaulted,
+            (unsigned long long)ba.defaulted);
+    for (int i = 0; i < 2; i++) {
+        struct dir *d = i ? &ba : &ab;
+        fprintf(stderr, "delay_line: late %s frames %llu mean_ns %llu max_ns %llu over_1ms %llu\n",
+                i ? "b->a" : "a->b", (unsigned long long)d->sent,
+                (unsigned long long)(d->sent ? d->late_sum_ns / d->sent : 0), (unsigned long long)d->late_max_ns,
+                (unsigned long long)d->late_over_1ms);
+        for (uint32_t k = 0; k < d->nspell; k++)
+            fprintf(stderr, "delay_line: spell %s at_ns %llu max_ns %llu\n", i ? "b->a" : "a->b",
+                    (unsigned long long)d->spell[k].start_ns, (unsigned long long)d->spell[k].max_ns);
+    }
     return 0;
 }
