@@ -67,13 +67,7 @@ pub static PARAMS: &[ParamSpec] = &[
     ParamSpec::new("bottom", "number", "", "min(0.01, 80000 / rate in bit/s) (ARED only)", "[0, 1]"),
     ParamSpec::new("bytes", "flag", "", "0", "0 or 1"),
     ParamSpec::new("ecn", "flag", "", "0", "0 or 1"),
-    ParamSpec::new(
-        "device_queue",
-        "flag",
-        "",
-        "0",
-        "0 or 1 (1: RED sees one waiting packet fewer, staged in the device, as ns-3's; packet mode only)",
-    ),
+    red::DEVICE_QUEUE,
 ];
 
 /// The registry's constructor for `queue = "ared"`.

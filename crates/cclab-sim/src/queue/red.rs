@@ -119,6 +119,15 @@ impl RedConfig {
     }
 }
 
+/// `device_queue`, a parameter of RED, ARED and gARED alike.
+pub const DEVICE_QUEUE: ParamSpec = ParamSpec::new(
+    "device_queue",
+    "flag",
+    "",
+    "0",
+    "0 or 1 (1: RED sees one waiting packet fewer, staged in the device, as ns-3's; packet mode only)",
+);
+
 /// The parameters of `queue = "red"` (`queue_params`); lengths in packets (bytes with `bytes = 1`).
 pub static RED_PARAMS: &[ParamSpec] = &[
     ParamSpec::new("ns2", "flag", "", "0", "0 or 1: ns-2.35's defaults (red_ns2.rs), which the fields below override"),
@@ -137,13 +146,7 @@ pub static RED_PARAMS: &[ParamSpec] = &[
     ParamSpec::new("bottom", "number", "", "0.01", "[0, 1]"),
     ParamSpec::new("bytes", "flag", "", "0", "0 or 1"),
     ParamSpec::new("ecn", "flag", "", "0", "0 or 1"),
-    ParamSpec::new(
-        "device_queue",
-        "flag",
-        "",
-        "0",
-        "0 or 1 (1: RED sees one waiting packet fewer, staged in the device, as ns-3's; packet mode only)",
-    ),
+    DEVICE_QUEUE,
 ];
 
 /// The registry's constructor for `queue = "red"`.
