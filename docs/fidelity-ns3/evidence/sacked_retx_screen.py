@@ -3,7 +3,7 @@ with ns-3's count of a SACKed retransmission (`sacked_retx_in_pipe`). cclab's si
 seeds, with and without it, beside ns-3's means and ranges as docs/fidelity-ns3/evidence/matrix.csv
 recorded them (ns-3's side does not depend on the field).
 
-    PYTHONPATH=python python docs/fidelity-ns3/evidence/sacked_retx_screen.py [STEM ...]
+    PYTHONPATH=python python docs/fidelity-ns3/evidence/sacked_retx_screen.py [STEM or RUN ...]
 """
 
 import copy
@@ -38,8 +38,10 @@ def main(stems):
     peer = {(r["scenario"], r["metric"]): r for r in rows}
     print("scenario | metric | ns-3 (range) | cclab | cclab, sacked_retx_in_pipe")
     for stem in stems:
-        name = f"{stem}-per-ack-dupthresh"
-        sc = tomllib.load(open(ROOT / f"scenarios/crosscheck/evidence/ns3/{name}.toml", "rb"))
+        # A matrix scenario's `-per-ack-dupthresh` run, or an evidence run named in full.
+        folder = ROOT / "scenarios/crosscheck/evidence/ns3"
+        name = stem if (folder / f"{stem}.toml").exists() else f"{stem}-per-ack-dupthresh"
+        sc = tomllib.load(open(folder / f"{name}.toml", "rb"))
         without, kept = cclab_means(sc, False), cclab_means(sc, True)
         for i, m in enumerate(METRICS):
             p = peer[(name, m)]
