@@ -6,8 +6,10 @@ ns-3's count of a SACKed retransmission (`sacked_retx_in_pipe`).
 
 ns-3's side runs ns3_crosscheck.cc with ns3_trace_queue.patch applied (in a temporary folder; the
 patch prints those records on stderr with CCLAB_NS3_TRACE=1), so it needs ns-3 and a compiler.
+Another dumbbell scenario may be given (flow 0's sender is 10.0.0.5 in any translated dumbbell:
+the bottleneck's pair of links is numbered first, flow 0's access pair next).
 
-    PYTHONPATH=python python docs/fidelity-ns3/evidence/ns3_recovery_pipe.py
+    PYTHONPATH=python python docs/fidelity-ns3/evidence/ns3_recovery_pipe.py [SCENARIO]
 """
 
 import collections
@@ -15,6 +17,7 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
 import tomllib
 from pathlib import Path
@@ -25,8 +28,8 @@ from cclab.crosscheck import ns3
 from cclab.crosscheck.matrix import with_stack
 
 HERE = Path(__file__).resolve().parent
-SCENARIO = HERE.parents[2] / "scenarios/crosscheck/evidence/ns3/21-sack-ared-rtt-mix-per-ack-dupthresh.toml"
-BINS = [round(0.35 + 0.05 * k, 2) for k in range(14)]
+DEFAULT = HERE.parents[2] / "scenarios/crosscheck/evidence/ns3/21-sack-ared-rtt-mix-per-ack-dupthresh.toml"
+BINS = [round(0.30 + 0.05 * k, 2) for k in range(16)]
 
 
 def _bin(t):
@@ -89,25 +92,27 @@ def cclab_side(sc, seed=1):
     return sent, resent, dropped, board, int(r.queues.drops.iloc[0])
 
 
-def main():
-    base = with_stack(tomllib.load(open(SCENARIO, "rb")), "linux")
+def main(scenario=DEFAULT):
+    base = with_stack(tomllib.load(open(scenario, "rb")), "linux")
     kept = json.loads(json.dumps(base))
     for g in kept["flows"]:
         g["sacked_retx_in_pipe"] = True
     n_sent, n_resent, n_drop, n_board = ns3_side(base)
     sides = {"cclab": cclab_side(base), "cclab, sacked_retx_in_pipe": cclab_side(kept)}
-    print(f"{SCENARIO.stem}, seed 1, flow 0 per 50 ms: sent (resent) / dropped at the bottleneck / in flight at the end")
+    print(f"{Path(scenario).stem}, seed 1, flow 0 per 50 ms: sent (resent) / dropped at the bottleneck / in flight at the end")
     print(f"{'from':>5} | {'ns-3':>19} | {'cclab':>19} | {'cclab, kept':>19} | ns-3's sent list at the end: SACKed, lost, retransmitted")
     for lo in BINS:
         end = round(lo + 0.05, 2)
-        row = [f"{n_sent[lo]:4d} ({n_resent[lo]:3d}) / {n_drop[lo]:3d} / {n_board.get(end, (0, 0, 0, 0))[3]:3d}"]
+        # ns-3's sent list is printed from 0.4 s to 1 s only.
+        flight = f"{n_board[end][3]:3d}" if end in n_board else "  -"
+        row = [f"{n_sent[lo]:4d} ({n_resent[lo]:3d}) / {n_drop[lo]:3d} / {flight}"]
         for s, r, d, b, _ in sides.values():
             row.append(f"{s[lo]:4d} ({r[lo]:3d}) / {d[lo]:3d} / {b[lo]:3d}")
-        sk, lost, rx, _ = n_board.get(end, (0, 0, 0, 0))
-        print(f"{lo:5.2f} | " + " | ".join(row) + f" | {sk}, {lost}, {rx}")
+        board = ", ".join(str(v) for v in n_board[end][:3]) if end in n_board else "-"
+        print(f"{lo:5.2f} | " + " | ".join(row) + f" | {board}")
     for name, (*_, drops) in sides.items():
         print(f"{name}: {drops} drops at the bottleneck over the run")
 
 
 if __name__ == "__main__":
-    main()
+    main(*sys.argv[1:2])
