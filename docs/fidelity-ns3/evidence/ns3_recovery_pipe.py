@@ -15,6 +15,7 @@ the bottleneck's pair of links is numbered first, flow 0's access pair next).
 import collections
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -49,6 +50,8 @@ def ns3_side(sc, seed=1):
         sim = _core.Sim(json.dumps(sc), seed)
         net = json.loads(sim.network())
         text = ns3.script(net, sim.duration, float(net["warmup_s"]), seed)
+        # ns-3 counts its sent list in bytes of its segment payload (the description's).
+        mss = int(re.search(r"tcp\.SegmentSize=(\d+)", text).group(1))
         err = subprocess.run([str(exe)], input=text, capture_output=True, text=True,
                              env={**os.environ, "CCLAB_NS3_TRACE": "1"}).stderr
     sent, resent, dropped, board = collections.Counter(), collections.Counter(), collections.Counter(), {}
@@ -65,7 +68,6 @@ def ns3_side(sc, seed=1):
             dropped[b] += 1
         elif kind == "txbuf":
             v = dict(zip(w[2::2], w[3::2]))
-            mss = 1446  # ns-3's segment payload here (tcp.SegmentSize of the description)
             board[round(t, 2)] = (int(v["sacked"]) // mss, int(v["lost"]) // mss, int(v["retrans"]) // mss,
                                   int(v["inflight"]))
     return sent, resent, dropped, board
@@ -110,6 +112,14 @@ def main(scenario=DEFAULT):
             row.append(f"{s[lo]:4d} ({r[lo]:3d}) / {d[lo]:3d} / {b[lo]:3d}")
         board = ", ".join(str(v) for v in n_board[end][:3]) if end in n_board else "-"
         print(f"{lo:5.2f} | " + " | ".join(row) + f" | {board}")
+    # The spans docs/fidelity.md quotes: the start-up overshoot and its repair, then the recovery.
+    for lo, hi in ((0.30, 0.60), (0.60, 0.80)):
+        span = [b for b in BINS if lo <= b < hi]
+        tot = [f"ns-3 {sum(n_sent[b] for b in span)} ({sum(n_resent[b] for b in span)}) / "
+               f"{sum(n_drop[b] for b in span)}"]
+        for name, (s, r, d, *_) in sides.items():
+            tot.append(f"{name} {sum(s[b] for b in span)} ({sum(r[b] for b in span)}) / {sum(d[b] for b in span)}")
+        print(f"[{lo:.2f}, {hi:.2f}) s, sent (resent) / dropped: " + "; ".join(tot))
     for name, (*_, drops) in sides.items():
         print(f"{name}: {drops} drops at the bottleneck over the run")
 

@@ -124,16 +124,20 @@ impl Sender {
 
     /// tcp-sack1.cc `send_much` during recovery: while `pipe < int(cwnd)`, the next hole
     /// below the highest SACK, else new data.
+    /// `GetNextRetran`: from `h_seqno_` (at least snd_una), the first segment not SACKed, if a
+    /// SACKed segment lies above it.
+    fn sack1_next_hole(&self) -> Option<u64> {
+        let h = self.sb.next_unsacked(self.sack1.next_hole.max(self.sb.una()));
+        (h < self.sb.high_sacked).then_some(h)
+    }
+
     pub(super) fn send_sack1(&mut self, now: SimTime, out: &mut Vec<Packet>) {
         if std::mem::take(&mut self.sack1.hold) {
             return;
         }
         let wnd = self.cwnd.floor() as i64;
         while self.sack1.pipe < wnd && !crate::budget::stop_requested() {
-            // `GetNextRetran`: from `h_seqno_` (at least snd_una), the first segment not
-            // SACKed, if a SACKed segment lies above it.
-            let h = self.sb.next_unsacked(self.sack1.next_hole.max(self.sb.una()));
-            let hole = (h < self.sb.high_sacked).then_some(h);
+            let hole = self.sack1_next_hole();
             let Some(seq) = self.next_to_send(hole) else { break };
             if !self.may_leave(now) {
                 break;
@@ -164,8 +168,7 @@ impl Sender {
     pub(super) fn send_sack1_open(&mut self, now: SimTime, out: &mut Vec<Packet>) {
         let wnd = (self.cwnd as u64).max(1).min(self.cfg.rwnd);
         while self.snd_nxt < self.sb.una() + wnd && !crate::budget::stop_requested() {
-            let h = self.sb.next_unsacked(self.sack1.next_hole.max(self.sb.una()));
-            if h < self.sb.high_sacked {
+            if let Some(h) = self.sack1_next_hole() {
                 if self.recover == 0 || !self.may_leave(now) {
                     break;
                 }
