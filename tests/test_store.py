@@ -81,6 +81,24 @@ def test_a_run_with_ns2s_delayed_send_is_keyed_on_the_overhead_version_too(quick
     assert (run_key(ns2, 1), run_key(cclab_overhead, 1)) == keys[1:]
 
 
+def test_a_run_with_ns2s_red_is_keyed_on_that_queue_variants_version_too(quick, monkeypatch):
+    from cclab.store import result_versions
+
+    red = {"queue": "red", "queue_params": {"min_th": 5}}
+    ns2_red = {"queue": "ared", "queue_params": {"ns2": 1}}
+    plain = dict(quick, topology=dict(quick["topology"], bottleneck=dict(quick["topology"]["bottleneck"], **red)))
+    ns2 = dict(quick, topology=dict(quick["topology"], bottleneck=dict(quick["topology"]["bottleneck"], **ns2_red)))
+    queues = _core.queue_versions()
+    assert queues["red ns2"] >= 1
+    assert result_versions(ns2) == [_core.RESULT_VERSION, {"queue red ns2": queues["red ns2"]}]
+    assert result_versions(plain) == [_core.RESULT_VERSION]
+    keys = run_key(ns2, 1), run_key(plain, 1), run_key(quick, 1)
+    # Bumping the variant's version moves the key of the run with such a queue only.
+    monkeypatch.setattr(_core, "queue_versions", lambda: dict(queues, **{"red ns2": queues["red ns2"] + 1}))
+    assert run_key(ns2, 1) != keys[0]
+    assert (run_key(plain, 1), run_key(quick, 1)) == keys[1:]
+
+
 def test_a_damaged_entry_is_a_miss_and_is_replaced(quick, tmp_path):
     quick["duration"] = "2s"
     store = RunStore(tmp_path)

@@ -410,6 +410,7 @@ def _versions() -> tuple:
 
     stacks = sorted(_core.stack_versions().items())
     stacks += sorted((f"{k} overhead", v) for k, v in _core.stack_overhead_versions().items())
+    stacks += sorted((f"queue {k}", v) for k, v in _core.queue_versions().items())
     return (_core.__version__, int(_core.RESULT_VERSION), stacks)
 
 

@@ -7,7 +7,9 @@ hand with every change that can move a result, guarded by the digest test
 a stack profile other than the default (``stack = "ns2"``), that profile's own
 version (``cclab._core.stack_versions()``), bumped when a change moves only the
 results under it (and, for a run whose groups under such a profile have a send ``overhead``,
-the version of the profile's overhead, ``cclab._core.stack_overhead_versions()``). The store keys each finished run on exactly those, so rebuilding the core (``pip install .``) keeps every run
+the version of the profile's overhead, ``cclab._core.stack_overhead_versions()``), and, for a
+run with a queue variant that has a version of its own (RED with ``ns2 = 1``), that version
+(``cclab._core.queue_versions()``). The store keys each finished run on exactly those, so rebuilding the core (``pip install .``) keeps every run
 whose results cannot have changed, and a change of what an experiment keeps of
 a run (its ``measure``) reads the stored result instead of simulating again.
 
@@ -59,6 +61,21 @@ def _stacks_with_overhead(scenario: Mapping[str, Any]) -> set:
             and g.get("overhead") is not None}
 
 
+def _queue_variants(scenario: Mapping[str, Any]) -> set:
+    """The queue variants with result versions of their own that the scenario's links use:
+    ``"red ns2"`` for RED, ARED or gARED with ``queue_params.ns2`` set."""
+    topology = scenario.get("topology")
+    if not isinstance(topology, Mapping):
+        return set()
+    links = [topology.get("bottleneck")] + list(topology.get("links") or [])
+    out = set()
+    for link in links:
+        params = link.get("queue_params") if isinstance(link, Mapping) else None
+        if isinstance(params, Mapping) and params.get("ns2") not in (None, 0, False):
+            out.add("red ns2")
+    return out
+
+
 def result_versions(scenario: Mapping[str, Any]) -> list:
     """The versions a run's results depend on: the core's RESULT_VERSION, then, if the scenario
     names stack profiles with versions of their own, those versions by name. A scenario that
@@ -72,6 +89,12 @@ def result_versions(scenario: Mapping[str, Any]) -> list:
     for name in sorted(_stacks_with_overhead(scenario)):
         if name in overhead:
             own[f"{name} overhead"] = overhead[name]
+    # A queue variant's own version (crates/cclab-sim/src/queue/mod.rs, VARIANT_VERSIONS), in
+    # the key of the runs with such a queue only.
+    queues = _core.queue_versions()
+    for name in sorted(_queue_variants(scenario)):
+        if queues.get(name, 0) > 0:
+            own[f"queue {name}"] = queues[name]
     out: list = [int(_core.RESULT_VERSION)] + ([own] if own else [])
     # An algorithm registered at run time (a Python class, a plugin) changes with its code, not
     # with RESULT_VERSION: its source's or library's digest is part of the key (cclab.cc).

@@ -488,6 +488,13 @@ fn stack_versions() -> std::collections::BTreeMap<&'static str, u32> {
     cclab_sim::tcp::StackProfile::ALL.iter().map(|p| (p.name, p.version)).collect()
 }
 
+/// Each queue variant's result version (`queue::VARIANT_VERSIONS`), by name: part of the key
+/// of a cached run with a queue of that variant.
+#[pyfunction]
+fn queue_versions() -> std::collections::BTreeMap<&'static str, u32> {
+    cclab_sim::queue::VARIANT_VERSIONS.iter().copied().collect()
+}
+
 /// Each stack profile's version of the results of runs with a send overhead
 /// (`StackProfile::overhead_version`), by name, for the profiles that have one: part of the
 /// key of a cached run that names the stack and gives its flows an overhead.
@@ -526,6 +533,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(stacks, m)?)?;
     m.add_function(wrap_pyfunction!(stack_versions, m)?)?;
     m.add_function(wrap_pyfunction!(stack_overhead_versions, m)?)?;
+    m.add_function(wrap_pyfunction!(queue_versions, m)?)?;
     m.add_function(wrap_pyfunction!(memory_budget, m)?)?;
     m.add_function(wrap_pyfunction!(quantity, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

@@ -19,8 +19,10 @@
 //! version instead of RESULT_VERSION (which would discard every cached run). A change that
 //! moves only the runs with a send overhead under a profile whose overhead has a version of
 //! its own (`StackProfile::overhead_version`) bumps that one; `stack NAME no overhead ...`
-//! runs guard the rest.
+//! runs guard the rest. Likewise a change that moves only the runs with a queue variant that has a
+//! version of its own (`queue::VARIANT_VERSIONS`: RED with `ns2 = 1`) bumps that version.
 
+use cclab_sim::queue::VARIANT_VERSIONS;
 use cclab_sim::tcp::StackProfile;
 use cclab_sim::{cc, dump, results, Scenario, RESULT_VERSION};
 use sha2::{Digest, Sha256};
@@ -143,6 +145,15 @@ fn dumps() -> Vec<(String, String)> {
         .collect()
 }
 
+/// The queue variants with versions of their own (`VARIANT_VERSIONS`) a reference run uses.
+fn variants_of(text: &str) -> Vec<&'static str> {
+    if text.contains("ns2 = 1") {
+        vec!["red ns2"]
+    } else {
+        vec![]
+    }
+}
+
 /// A dump line's key: `flows.goodput_bps`, `summary.jain_index`.
 fn key(line: &str) -> &str {
     line.split_once(':').map_or(line, |(k, _)| k)
@@ -177,6 +188,9 @@ fn record(version: u32, keys: &BTreeSet<String>, runs: &[(String, String)]) -> S
     }
     for p in StackProfile::ALL.iter().filter(|p| p.overhead_version > 0) {
         s += &format!("stack {} overhead {}\n", p.name, p.overhead_version);
+    }
+    for (name, v) in VARIANT_VERSIONS {
+        s += &format!("queue {name} version {v}\n");
     }
     s += "keys";
     for k in keys {
@@ -218,6 +232,21 @@ fn a_change_of_results_comes_with_a_new_result_version() {
         .filter_map(|l| l.strip_prefix("stack ")?.split_once(" overhead "))
         .filter_map(|(name, v)| Some((name, v.parse().ok()?)))
         .collect();
+    let variant_versions: std::collections::BTreeMap<&str, u32> = lines
+        .iter()
+        .filter_map(|l| l.strip_prefix("queue ")?.rsplit_once(" version "))
+        .filter_map(|(name, v)| Some((name, v.parse().ok()?)))
+        .collect();
+    let bumped_variants: Vec<&str> =
+        VARIANT_VERSIONS.iter().filter(|(n, v)| variant_versions.get(n) != Some(v)).map(|(n, _)| *n).collect();
+    // The reference runs with a queue of a variant, and those with one whose version was bumped.
+    let variants: std::collections::BTreeMap<String, Vec<&str>> =
+        reference_runs().into_iter().map(|(n, text)| (n, variants_of(&text))).collect();
+    let runs_with_variant: BTreeSet<String> = variants
+        .iter()
+        .filter(|(_, vs)| vs.iter().any(|v| bumped_variants.contains(v)))
+        .map(|(n, _)| n.clone())
+        .collect();
     let bumped_overheads: Vec<&str> = StackProfile::ALL
         .iter()
         .filter(|p| p.overhead_version > 0 && overhead_versions.get(p.name) != Some(&p.overhead_version))
@@ -248,22 +277,28 @@ fn a_change_of_results_comes_with_a_new_result_version() {
             // Excused too by the bump of the profile's overhead version, if the run has an overhead.
             !(with_overhead.contains(*n) && stack_of(n).is_some_and(|st| bumped_overheads.contains(&st.as_str())))
         })
+        // And by the bump of the version of a queue variant the run has.
+        .filter(|n| !runs_with_variant.contains(*n))
         .collect();
     let stack_only = unexcused.iter().all(|n| stack_of(n).is_some());
+    let variant_only = unexcused.iter().all(|n| variants.get(*n).is_some_and(|v| !v.is_empty()));
     assert!(
         unexcused.is_empty(),
         "the results of {unexcused:?} changed but no version covering them was bumped: bump {} so that cached runs \
          are redone, then record the digests (CCLAB_BLESS=1 cargo test --release --test result_version)",
         if stack_only {
             "the version of the stack named (StackProfile::version in src/tcp/profile.rs)"
+        } else if variant_only {
+            "the version of the queue variant they use (queue::VARIANT_VERSIONS in src/queue/mod.rs)"
         } else {
             "RESULT_VERSION in src/lib.rs"
         }
     );
     assert!(
-        !default_bumped && bumped_stacks.is_empty() && bumped_overheads.is_empty(),
+        !default_bumped && bumped_stacks.is_empty() && bumped_overheads.is_empty() && bumped_variants.is_empty(),
         "RESULT_VERSION is {RESULT_VERSION} (recorded {version}), stack versions bumped: {bumped_stacks:?}, stack \
-         overhead versions bumped: {bumped_overheads:?}: record the new digests in {RECORD} (run with CCLAB_BLESS=1)"
+         overhead versions bumped: {bumped_overheads:?}, queue variant versions bumped: {bumped_variants:?}: record \
+         the new digests in {RECORD} (run with CCLAB_BLESS=1)"
     );
     // A new reference run (a new algorithm, say) changes no earlier result, only the record.
     let added: Vec<&str> = now.iter().filter(|(n, _)| !was.contains_key(n.as_str())).map(|(n, _)| n.as_str()).collect();

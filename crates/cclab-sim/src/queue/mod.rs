@@ -26,6 +26,12 @@ pub mod red_ns2;
 pub mod step_mark;
 pub mod xcp;
 
+/// Queue variants whose results have a version of their own, by name (`"red ns2"`: RED, ARED
+/// and gARED with `queue_params.ns2 = 1`): a change that moves only their results bumps that
+/// version, which keys only the cached runs with such a queue (python/cclab/store.py), instead
+/// of `RESULT_VERSION`, which keys every run (tests/result_version.rs checks the bump).
+pub const VARIANT_VERSIONS: &[(&str, u32)] = &[("red ns2", red_ns2::VERSION)];
+
 use crate::packet::Packet;
 use crate::registry::{read_params, Entry, ParamError, Params, Registry, Schema};
 use crate::units::{Rate, SimTime};

@@ -209,7 +209,7 @@ pub fn build(kind: Adapt, s: &QueueSettings, params: &Params) -> Result<Box<dyn 
 }
 
 pub struct Red {
-    cfg: RedConfig,
+    pub(super) cfg: RedConfig,
     /// The buffer behind the AQM decision.
     fifo: DropTail,
     /// Packets of `mean_pktsize` the link sends per picosecond.
@@ -218,7 +218,7 @@ pub struct Red {
     /// The moving average, packets.
     pub avg: f64,
     /// Arrivals since the last early drop.
-    count: f64,
+    pub(super) count: f64,
     /// The average was above `min_th` at the previous arrival (ns-2's `old`).
     above: bool,
     /// Current `max_p`.
@@ -228,6 +228,11 @@ pub struct Red {
     old_avg: f64,
     /// Packets marked CE instead of dropped.
     marks: u64,
+    /// ns-2's byte mode with a buffer in bytes: its limit, checked here (`ByteMode`); the FIFO
+    /// behind is then unbounded.
+    byte_limit: Option<u64>,
+    /// The buffer as the scenario gave it.
+    cap: Capacity,
 }
 
 impl Red {
@@ -236,7 +241,9 @@ impl Red {
             pkts_per_ps: link_rate.bps() as f64 / (8.0 * cfg.mean_pktsize) / 1e12,
             max_p: cfg.max_p,
             cfg,
-            fifo: DropTail::new(cap),
+            fifo: DropTail::new(if red_ns2::ByteMode::limit(&cfg, cap).is_some() { Capacity::Unlimited } else { cap }),
+            byte_limit: red_ns2::ByteMode::limit(&cfg, cap),
+            cap,
             rng,
             avg: 0.0,
             count: 0.0,
@@ -286,7 +293,12 @@ impl Red {
 
     /// Spreads `p_b` over the arrivals since the last drop.
     pub fn p_a(&self, p_b: f64) -> f64 {
-        let cp = self.count * p_b;
+        self.spread(p_b, self.count)
+    }
+
+    /// `p_b` spread over `count` arrivals (ns-2's `modify_p` before its byte scaling).
+    pub(super) fn spread(&self, p_b: f64, count: f64) -> f64 {
+        let cp = count * p_b;
         let p = if self.cfg.wait {
             if cp < 1.0 {
                 0.0
@@ -338,30 +350,46 @@ impl QueueDisc for Red {
     fn enqueue(&mut self, mut pkt: Packet, ctx: &EnqueueContext) -> Result<(), (Packet, DropCause)> {
         let c = self.cfg;
         let unit = self.unit();
+        // ns-2's byte mode as red.cc computes it (red_ns2.rs, `ByteMode`).
+        let ns2_bytes = c.ns2 && c.bytes;
         // What RED sees waiting: with a device queue, the packet staged there is out of view.
         let seen_pkts = self.fifo.len_pkts().saturating_sub(c.device_queue);
         let qlen = if c.bytes { self.fifo.len_bytes() as f64 } else { seen_pkts as f64 };
         self.update_avg(qlen, ctx);
         self.adapt(ctx.now);
         let weight = if c.bytes { pkt.size as f64 / c.mean_pktsize } else { 1.0 };
-        self.count += weight;
+        // Under ns-2's byte mode `count` is its `count_bytes`.
+        let counted = if ns2_bytes { pkt.size as f64 } else { weight };
+        self.count += counted;
         let hard = if c.gentle { 2.0 * c.max_th } else { c.max_th } * unit;
+        let guard = if ns2_bytes { red_ns2::ByteMode::guard(qlen) } else { seen_pkts > 1 };
         let (mut forced, mut early) = (false, false);
-        if self.avg >= c.min_th * unit && seen_pkts > 1 {
-            if self.avg >= hard {
+        if self.avg >= c.min_th * unit && guard {
+            if self.avg >= hard && !ns2_bytes {
                 forced = true;
             } else if !self.above {
                 // Just crossed min_th: start counting, no drop (ns-2).
                 self.above = true;
-                self.count = weight;
+                self.count = counted;
             } else {
-                let p = (self.p_a(self.p_b()) * weight).min(1.0);
+                let p = if ns2_bytes {
+                    red_ns2::ByteMode::p(self, pkt.size)
+                } else {
+                    (self.p_a(self.p_b()) * weight).min(1.0)
+                };
                 if self.rng.gen::<f64>() <= p {
                     early = true;
                 }
             }
         } else {
             self.above = false;
+        }
+        if let Some(limit) = self.byte_limit {
+            // ns-2 compares the bytes waiting before the arrival with its limit, whatever RED decided.
+            if self.fifo.len_bytes() >= limit {
+                self.count = 0.0;
+                return Err((pkt, DropCause::Overflow));
+            }
         }
         if forced || early {
             self.count = 0.0;
@@ -393,7 +421,7 @@ impl QueueDisc for Red {
         let flag = |b: bool| if b { 1.0 } else { 0.0 };
         Some(crate::describe::QueueInfo::new(
             kind,
-            self.fifo.capacity(),
+            self.cap,
             &[
                 ("min_th", c.min_th),
                 ("max_th", c.max_th),

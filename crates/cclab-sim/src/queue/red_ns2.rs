@@ -20,7 +20,13 @@
 //! 187.5, q_weight_ 4.0e-5, bottom_ 8e-4; 1 Gbit/s, 50 ms gives 625, 1875, 2.67e-6, 8e-5
 //! (the unit tests below check the formulas at both).
 
-use super::red::{Adapt, RedConfig};
+/// The version of the results of RED under `ns2 = 1`, bumped when a change moves only them:
+/// part of the key of a cached run with such a queue (`queue::VARIANT_VERSIONS`), so that the
+/// bump does not discard every other cached run. 1: ns-2's byte-mode arithmetic (`ByteMode`).
+pub const VERSION: u32 = 1;
+
+use super::red::{Adapt, Red, RedConfig};
+use super::Capacity;
 use crate::units::{Rate, SimTime};
 
 impl RedConfig {
@@ -44,6 +50,44 @@ impl RedConfig {
     }
 }
 
+/// ns-2's byte mode (`bytes_` and `queue_in_bytes_` true), where red.cc's arithmetic departs
+/// from cclab's byte mode (`bytes = 1` alone), for `ns2 = 1` with `bytes = 1`:
+/// - `modify_p` spreads by `count_bytes / mean_pktsize_` in *integer* division, so arrivals
+///   smaller than `mean_pktsize` since the last drop count for nothing until they add up;
+/// - it scales the probability by size / `mean_pktsize` only while it is below 1, so a small
+///   packet is dropped for sure where the spread probability reached 1;
+/// - the guard against dropping from a queue of one packet, `qlen > 1`, compares bytes:
+///   any waiting packet passes it;
+/// - with `use_mark_p_` true (its default) the average above `2 max_th` (gentle) or `max_th`
+///   forces no drop: the probability is 1 and the spread above decides (with `count_bytes`
+///   below `mean_pktsize_`, not to drop);
+/// - the buffer is `limit_ · mean_pktsize_` bytes, compared with the bytes waiting *before*
+///   the arrival (`qlen >= qlim`), so an arrival is taken while one byte of room is left.
+pub struct ByteMode;
+
+impl ByteMode {
+    /// The drop probability of an arrival of `size` bytes (red.cc `modify_p`).
+    pub fn p(red: &Red, size: u32) -> f64 {
+        let mean = red.cfg.mean_pktsize;
+        let p = red.spread(red.p_b(), (red.count / mean).floor());
+        let p = if p < 1.0 { p * size as f64 / mean } else { p };
+        p.min(1.0)
+    }
+
+    /// Whether RED may drop from a queue of `qlen` bytes (red.cc `enque`: `qlen > 1`).
+    pub fn guard(qlen: f64) -> bool {
+        qlen > 1.0
+    }
+
+    /// The byte limit red.cc checks itself, for a buffer in bytes under `ns2` byte mode.
+    pub fn limit(cfg: &RedConfig, cap: Capacity) -> Option<u64> {
+        match cap {
+            Capacity::Bytes(b) if cfg.ns2 && cfg.bytes => Some(b),
+            _ => None,
+        }
+    }
+}
+
 /// ns-2's `updateMaxP` (red.cc): Fig. 5's rule without the clamp to [bottom, top].
 pub fn update(max_p: f64, avg: f64, lo: f64, hi: f64, c: &RedConfig) -> f64 {
     if avg > hi && max_p < c.top {
@@ -59,7 +103,7 @@ pub fn update(max_p: f64, avg: f64, lo: f64, hi: f64, c: &RedConfig) -> f64 {
 mod tests {
     use super::*;
     use crate::queue::red::Red;
-    use crate::queue::{test_packet, Capacity, EnqueueContext, QueueDisc};
+    use crate::queue::{test_packet, Capacity, DropCause, EnqueueContext, QueueDisc};
     use crate::rng::stream_rng;
 
     /// ns-2's ARED on a 4 Mbit/s link (1000 packets of 500 B a second): thresholds 5 / 15, target
@@ -100,6 +144,67 @@ mod tests {
         assert_eq!(red.max_p, 0.1);
         arrive(&mut red, 1.0, 501);
         assert!(close(red.max_p, 0.09, 1e-12));
+    }
+
+    /// ns-2's RED in byte mode on a 4 Mbit/s link: thresholds 5 / 15 packets of 500 B (2,500 /
+    /// 7,500 bytes), an average that arrivals do not move, a buffer of `cap`.
+    fn bytes(ns2: bool, cap: Capacity) -> Red {
+        let c = RedConfig::ns2(Adapt::None, Rate(4_000_000), SimTime::from_millis(10), 500.0, SimTime::from_millis(5));
+        Red::new(RedConfig { q_weight: 1e-12, ns2, ..c }, cap, Rate(4_000_000), stream_rng(1, 99, 0))
+    }
+
+    const BUSY: EnqueueContext = EnqueueContext { now: SimTime::ZERO, idle_since: None };
+
+    #[test]
+    fn ns2_spreads_by_whole_mean_sized_packets_and_scales_only_below_one() {
+        let mut red = bytes(true, Capacity::Packets(1000));
+        red.avg = 5000.0; // halfway: p_b = max_p / 2 = 0.05
+        assert!(close(red.p_b(), 0.05, 1e-12));
+        // count_bytes / mean_pktsize in integer division: 999 bytes are one packet, 5,499 ten.
+        red.count = 999.0;
+        assert_eq!(ByteMode::p(&red, 1500), 0.0); // 1 x 0.05 < 1: wait
+        for count in [5000.0, 5499.0] {
+            red.count = count; // cp = 0.5 < 1: still waiting
+            assert_eq!(ByteMode::p(&red, 1500), 0.0);
+        }
+        red.count = 15_000.0; // 30 packets: cp = 1.5, p = 0.05 / 0.5 = 0.1, scaled by 1500 / 500
+        assert!(close(ByteMode::p(&red, 1500), 0.3, 1e-12));
+        red.count = 20_499.0; // 40 packets: cp = 2, p = 1, not scaled down for a 40-byte packet
+        assert_eq!(ByteMode::p(&red, 40), 1.0);
+        assert!(close(red.p_a(red.p_b()) * 40.0 / 500.0, 0.08, 1e-12), "cclab's byte mode scales it");
+        // Above 2 max_th the probability is 1, and still nothing is dropped before a whole
+        // mean-sized packet has arrived since the last drop.
+        red.avg = 20_000.0;
+        red.count = 40.0;
+        assert_eq!(ByteMode::p(&red, 40), 0.0);
+    }
+
+    #[test]
+    fn ns2_limits_the_bytes_waiting_before_the_arrival() {
+        // A 3,000-byte buffer: 2,999 bytes waiting take one more 1,500-byte packet under ns-2;
+        // cclab's buffer takes a packet only if it fits.
+        for (ns2, takes) in [(true, true), (false, false)] {
+            let mut red = bytes(ns2, Capacity::Bytes(3000));
+            red.enqueue(test_packet(1000), &BUSY).unwrap();
+            red.enqueue(test_packet(1999), &BUSY).unwrap();
+            assert_eq!(red.enqueue(test_packet(1500), &BUSY).is_ok(), takes, "ns2 = {ns2}");
+            let full = red.enqueue(test_packet(1), &BUSY); // fits cclab's 3,000 bytes exactly
+            assert_eq!(matches!(full, Err((_, DropCause::Overflow))), ns2, "ns2 = {ns2}");
+        }
+    }
+
+    #[test]
+    fn ns2_may_drop_from_a_queue_of_one_packet_in_byte_mode() {
+        for ns2 in [true, false] {
+            let mut red = bytes(ns2, Capacity::Packets(1000));
+            red.avg = 1e9; // far above 2 max_th
+            red.enqueue(test_packet(1500), &BUSY).unwrap(); // an empty queue: no drop
+            red.enqueue(test_packet(1500), &BUSY).expect("ns-2 crosses min_th; cclab sees one packet");
+            red.dequeue(SimTime::ZERO);
+            // One packet waiting: ns-2's `qlen > 1` compares bytes.
+            let third = red.enqueue(test_packet(1500), &BUSY);
+            assert_eq!(third.is_err(), ns2, "ns2 = {ns2}");
+        }
     }
 
     fn close(a: f64, b: f64, rel: f64) -> bool {
