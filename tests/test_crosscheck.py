@@ -158,6 +158,33 @@ def test_reds_device_queue_is_refused_for_ns2_and_accepted_off():
     assert " RED\n" in tcl(sc)
 
 
+def test_byte_mode_red_goes_to_ns2s_byte_mode_with_its_limit_in_mean_sized_packets():
+    sc = scenario()
+    sc["topology"]["bottleneck"].update(queue="ared", buffer="250KB", queue_params={"ns2": 1})
+    text = tcl(sc)
+    # 250,000 bytes are ns-2's limit_ of 500 packets of mean_pktsize_ 500.
+    assert re.search(r"queue-limit \$n\(0\) \$n\(1\) 500\n", text)
+    for line in ("bytes_ true", "queue_in_bytes_ true", "mean_pktsize_ 500", "adaptive_ 1"):
+        assert f"$q set {line}\n" in text, line
+    # The unlimited reverse queue: the largest limit whose bytes fit ns-2's C int.
+    assert re.search(r"queue-limit \$n\(1\) \$n\(0\) 4294967\n", text)
+
+
+@pytest.mark.parametrize("buffer, params, field", [
+    ("250KB", {"bytes": 1}, "link bottleneck: queue_params.bytes"),  # cclab's own byte mode
+    ("500pkts", {"ns2": 1}, "link bottleneck: buffer"),  # ns-2 counts its limit in bytes
+    ("250100B", {"ns2": 1}, "link bottleneck: buffer"),  # not a whole number of 500-byte packets
+    ("250KB", {"ns2": 1, "mean_pktsize": 500.5}, "link bottleneck: queue_params.mean_pktsize"),
+    ("250KB", {"ns2": 1, "ecn": 1}, "link bottleneck: queue_params.ecn"),
+])
+def test_byte_mode_red_that_ns2_does_not_compute_alike_is_refused(buffer, params, field):
+    sc = scenario()
+    sc["topology"]["bottleneck"].update(queue="red", buffer=buffer, queue_params=params)
+    with pytest.raises(CrosscheckError) as info:
+        tcl(sc)
+    assert info.value.field == field
+
+
 def test_a_queue_ns2_lacks_and_a_network_with_alternative_paths_are_refused():
     sc = scenario()
     sc["topology"]["bottleneck"]["queue"] = "gared"

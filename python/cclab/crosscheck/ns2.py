@@ -117,6 +117,9 @@ def _cubic(f: Mapping[str, Any], field: str) -> List[str]:
 
 def _queue(link: Mapping[str, Any]) -> tuple[str, int, List[str]]:
     """ns-2's queue class, its limit and its settings for a cclab link."""
+    q = link["queue"]
+    if q is not None and q["kind"] in ("red", "ared") and q["params"]["bytes"]:
+        return _red_bytes(link)
     q, cap, p = packet_queue(link)
     for k in ("ecn_threshold", "ecn_threshold_bytes"):
         if k in p:
@@ -127,32 +130,67 @@ def _queue(link: Mapping[str, Any]) -> tuple[str, int, List[str]]:
         limit = 1_000_000_000 if cap is None else cap + 1 - int(p.get("count_in_service", 0))
         return "DropTail", limit, []
     if q["kind"] in ("red", "ared"):
-        if p["bytes"]:
-            raise CrosscheckError(field, "red in byte mode", "red or ared in packet mode")
         if p.get("device_queue", 0):
             # ns-2's link takes packets from RED one at a time; no device holds one aside.
             raise CrosscheckError(f"link {link['name']}: queue_params.device_queue", 1,
                                   "0 (ns-2's RED sees every waiting packet)")
-        sets = [
-            "bytes_ false", "queue_in_bytes_ false",
-            f"thresh_ {p['min_th']!r}", f"maxthresh_ {p['max_th']!r}",
-            f"linterm_ {1.0 / p['max_p']!r}" if p["max_p"] > 0 else "linterm_ 1e12",
-            f"q_weight_ {p['q_weight']!r}", f"mean_pktsize_ {int(p['mean_pktsize'])}",
-            f"gentle_ {'true' if p['gentle'] else 'false'}", f"wait_ {'true' if p['wait'] else 'false'}",
-            f"setbit_ {'true' if p['ecn'] else 'false'}",
-        ]
-        if p["ecn"]:
-            # cclab marks every early drop of an ECN-capable packet; ns-2 marks only while the
-            # drop probability is below mark_p_ (0.1) and drops in the gentle region
-            # (red.cc `drop_early`, `use_mark_p_` true by default).
-            sets += ["use_mark_p_ false"]
-        if q["kind"] == "ared":
-            sets += ["adaptive_ 1", f"alpha_ {p['alpha']!r}", f"beta_ {p['beta']!r}",
-                     f"interval_ {p['interval']!r}", f"top_ {p['top']!r}", f"bottom_ {p['bottom']!r}"]
-        else:
-            sets += ["adaptive_ 0"]
-        return "RED", 1_000_000_000 if cap is None else cap, sets
+        return "RED", 1_000_000_000 if cap is None else cap, ["bytes_ false", "queue_in_bytes_ false", *_red_sets(q)]
     raise CrosscheckError(field, q["kind"], "droptail, red or ared (ns-2.35 has no gARED, XCP router, CoDel, FQ-CoDel, PIE or DualPI2 as cclab's)")
+
+
+def _red_sets(q: Mapping[str, Any]) -> List[str]:
+    """The RED settings of ns-2 other than its units, from cclab's resolved parameters."""
+    p = q["params"]
+    sets = [
+        f"thresh_ {p['min_th']!r}", f"maxthresh_ {p['max_th']!r}",
+        f"linterm_ {1.0 / p['max_p']!r}" if p["max_p"] > 0 else "linterm_ 1e12",
+        f"q_weight_ {p['q_weight']!r}", f"mean_pktsize_ {int(p['mean_pktsize'])}",
+        f"gentle_ {'true' if p['gentle'] else 'false'}", f"wait_ {'true' if p['wait'] else 'false'}",
+        f"setbit_ {'true' if p['ecn'] else 'false'}",
+    ]
+    if p["ecn"]:
+        # cclab marks every early drop of an ECN-capable packet; ns-2 marks only while the
+        # drop probability is below mark_p_ (0.1) and drops in the gentle region
+        # (red.cc `drop_early`, `use_mark_p_` true by default).
+        sets += ["use_mark_p_ false"]
+    if q["kind"] == "ared":
+        sets += ["adaptive_ 1", f"alpha_ {p['alpha']!r}", f"beta_ {p['beta']!r}",
+                 f"interval_ {p['interval']!r}", f"top_ {p['top']!r}", f"bottom_ {p['bottom']!r}"]
+    else:
+        sets += ["adaptive_ 0"]
+    return sets
+
+
+# ns-2 multiplies its limit by mean_pktsize_ in a C int (red.cc `enque`): an unlimited cclab
+# buffer becomes the largest limit that does not overflow.
+_INT_MAX = 2**31 - 1
+
+
+def _red_bytes(link: Mapping[str, Any]) -> tuple[str, int, List[str]]:
+    """RED in byte mode (``bytes_`` and ``queue_in_bytes_`` true): only under ``ns2 = 1``, whose
+    arithmetic is red.cc's (crates/cclab-sim/src/queue/red_ns2.rs, ``ByteMode``), with a buffer
+    in bytes that is a whole number of ``mean_pktsize`` (ns-2's limit counts such packets)."""
+    q, p, name = link["queue"], link["queue"]["params"], link["name"]
+    if not p.get("ns2", 0):
+        raise CrosscheckError(f"link {name}: queue_params.bytes", 1,
+                              "0, or 1 with ns2 = 1 (cclab's own byte mode departs from red.cc's arithmetic)")
+    if p["ecn"]:
+        raise CrosscheckError(f"link {name}: queue_params.ecn", 1,
+                              "0 in byte mode (ns-2 marks with use_mark_p_, which ns2 = 1 follows for drops only)")
+    mean = p["mean_pktsize"]
+    if mean != int(mean):
+        raise CrosscheckError(f"link {name}: queue_params.mean_pktsize", mean,
+                              "a whole number of bytes (ns-2's mean_pktsize_ is an integer)")
+    mean = int(mean)
+    if q["capacity_pkts"] is not None:
+        raise CrosscheckError(f"link {name}: buffer", f"{q['capacity_pkts']}pkts",
+                              f"a buffer in bytes, a multiple of mean_pktsize ({mean}), with byte-mode RED "
+                              "(ns-2 counts its limit in mean_pktsize_ bytes)")
+    cap = q["capacity_bytes"]
+    if cap is not None and cap % mean:
+        raise CrosscheckError(f"link {name}: buffer", f"{cap}B", f"a multiple of mean_pktsize ({mean} bytes)")
+    limit = _INT_MAX // mean if cap is None else cap // mean
+    return "RED", limit, ["bytes_ true", "queue_in_bytes_ true", *_red_sets(q)]
 
 
 def seeding(seed: int) -> List[str]:
