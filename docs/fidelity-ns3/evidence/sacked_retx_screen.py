@@ -4,6 +4,9 @@ seeds, with and without it, beside ns-3's means and ranges as docs/fidelity-ns3/
 recorded them (ns-3's side does not depend on the field).
 
     PYTHONPATH=python python docs/fidelity-ns3/evidence/sacked_retx_screen.py [STEM or RUN ...]
+
+A matrix scenario without such a run (24-cubic-four) is screened as it is, beside ns-3's values in
+docs/fidelity-ns3/matrix.csv.
 """
 
 import copy
@@ -34,13 +37,19 @@ def cclab_means(sc, keep):
 
 
 def main(stems):
-    rows = csv.DictReader(open(ROOT / "docs/fidelity-ns3/evidence/matrix.csv"))
-    peer = {(r["scenario"], r["metric"]): r for r in rows}
+    # The evidence runs' ns-3 values, and the matrix's (its `linux` rows) for a matrix scenario
+    # named by its stem (24-cubic-four).
+    peer = {}
+    for table in ("docs/fidelity-ns3/matrix.csv", "docs/fidelity-ns3/evidence/matrix.csv"):
+        peer.update({(r["scenario"], r["metric"]): r for r in csv.DictReader(open(ROOT / table))
+                     if r["stack"] == "linux"})
     print("scenario | metric | ns-3 (range) | cclab | cclab, sacked_retx_in_pipe")
     for stem in stems:
-        # A matrix scenario's `-per-ack-dupthresh` run, or an evidence run named in full.
-        folder = ROOT / "scenarios/crosscheck/evidence/ns3"
-        name = stem if (folder / f"{stem}.toml").exists() else f"{stem}-per-ack-dupthresh"
+        # An evidence run named in full, a matrix scenario's `-per-ack-dupthresh` run, or else
+        # the matrix scenario itself.
+        evidence = ROOT / "scenarios/crosscheck/evidence/ns3"
+        folder, name = next(((evidence, n) for n in (stem, f"{stem}-per-ack-dupthresh")
+                             if (evidence / f"{n}.toml").exists()), (ROOT / "scenarios/crosscheck", stem))
         sc = tomllib.load(open(folder / f"{name}.toml", "rb"))
         without, kept = cclab_means(sc, False), cclab_means(sc, True)
         for i, m in enumerate(METRICS):
