@@ -40,7 +40,8 @@ def _bin(t):
     return None
 
 
-def ns3_side(sc, seed=1):
+def ns3_trace(sc, seed=1):
+    """What the patched ns-3 prints on stderr for the scenario's run ``seed``."""
     with tempfile.TemporaryDirectory() as tmp:
         src = Path(tmp) / "ns3_crosscheck.cc"
         for f in [*ns3.SOURCE.parent.glob("ns3_*.cc"), *ns3.SOURCE.parent.glob("ns3_*.h")]:
@@ -50,10 +51,17 @@ def ns3_side(sc, seed=1):
         sim = _core.Sim(json.dumps(sc), seed)
         net = json.loads(sim.network())
         text = ns3.script(net, sim.duration, float(net["warmup_s"]), seed)
-        # ns-3 counts its sent list in bytes of its segment payload (the description's).
-        mss = int(re.search(r"tcp\.SegmentSize=(\d+)", text).group(1))
-        err = subprocess.run([str(exe)], input=text, capture_output=True, text=True,
-                             env={**os.environ, "CCLAB_NS3_TRACE": "1"}).stderr
+        return subprocess.run([str(exe)], input=text, capture_output=True, text=True,
+                              env={**os.environ, "CCLAB_NS3_TRACE": "1"}).stderr
+
+
+def ns3_side(sc, seed=1):
+    # ns-3 counts its sent list in bytes of its segment payload (the description's).
+    sim = _core.Sim(json.dumps(sc), seed)
+    net = json.loads(sim.network())
+    text = ns3.script(net, sim.duration, float(net["warmup_s"]), seed)
+    mss = int(re.search(r"tcp\.SegmentSize=(\d+)", text).group(1))
+    err = ns3_trace(sc, seed)
     sent, resent, dropped, board = collections.Counter(), collections.Counter(), collections.Counter(), {}
     for line in err.splitlines():
         w = line.split()
