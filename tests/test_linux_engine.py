@@ -68,7 +68,7 @@ def alive(pid: int) -> bool:
     [
         (lambda s: s["topology"]["bottleneck"].update(queue="red"), "topology.bottleneck.queue"),
         (lambda s: s["topology"]["bottleneck"].update(rate="1Gbps"), "topology.bottleneck.rate"),
-        (lambda s: s["topology"]["bottleneck"].update(loss=0.01), "topology.bottleneck.loss"),
+        (lambda s: s["topology"]["bottleneck"].update(loss_schedule=[["1s", 0.01]]), "topology.bottleneck.loss_schedule"),
         (lambda s: s["flows"][0].update(cc="vegas"), "flows[0].cc"),
         (lambda s: s["flows"][0].update(count=17), "flows"),
         (lambda s: s["flows"].append({"cc": "cubic", "rtt": "1200ms"}), "flows[1].rtt"),
@@ -154,6 +154,21 @@ def test_the_delay_line_refuses_a_bad_class_in_one_line_before_opening_anything(
     assert p.returncode == 1 and p.stderr.strip().splitlines() == [line]
 
 
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc is not installed")
+@pytest.mark.parametrize("arg, line", [
+    ("loss=2", "delay_line: loss '2': accepted: a probability 0 to 1"),
+    ("loss=0.1x", "delay_line: loss '0.1x': accepted: a probability 0 to 1"),
+    ("seed=-1", "delay_line: seed '-1': accepted: a whole number >= 0"),
+])
+def test_the_delay_line_refuses_a_bad_loss_or_seed_in_one_line(arg, line) -> None:
+    from cclab.linux.host import HERE, compile_c
+
+    binary = compile_c(HERE / "c" / "delay_line.c", "delay_line")
+    p = subprocess.run([str(binary), "no-such-if", "no-such-if", "1000", "1000", arg], capture_output=True, text=True,
+                       timeout=10)
+    assert p.returncode == 1 and p.stderr.strip().splitlines() == [line]
+
+
 def test_the_same_scenario_plans_the_dumbbell_the_simulator_builds() -> None:
     p = engine.plan(dumbbell(buffer="1bdp"), 1)
     # 20 Mbit/s x 40 ms / 1500 B = 66.7 packets; the simulator rounds the buffer up to 67.
@@ -195,6 +210,23 @@ def test_one_reno_flow_fills_the_bottleneck_and_the_queue_stays_within_its_buffe
     assert res.summary()["linux_relay_lost"] == 0
     assert res.flows.loc[0, "cc"] == "reno" and res.flows.loc[0, "rtt_min_s"] >= 0.0399
     assert not our_namespaces()
+
+
+@needs_testbed
+def test_the_scenario_s_random_loss_drops_data_in_the_delay_line_before_the_queue() -> None:
+    sc = dumbbell("reno", "8s", buffer="1bdp")
+    sc["topology"]["bottleneck"]["loss"] = 0.01
+    res = cclab.run(sc, engine="linux", seed=3)
+    q, f = res.queues.iloc[0], res.flows.iloc[0]
+    # About 1 % of the data frames, within four standard deviations of the binomial count.
+    n = f["sent_pkts"]
+    assert abs(q["drops_link"] - 0.01 * n) <= 4 * np.sqrt(0.01 * 0.99 * n) and q["drops_link"] > 0
+    # Counted as the simulator counts a link's random loss: in the bottleneck's drops, not its overflow.
+    assert q["drops"] == q["drops_overflow"] + q["drops_link"]
+    assert res.summary()["bottleneck_drops"] == q["drops"]
+    # Each random loss is a data segment the kernel sends again; the relay lost nothing else.
+    assert f["retransmits"] >= q["drops_link"]
+    assert res.summary()["linux_relay_lost"] == 0
 
 
 def test_the_limited_shares_come_from_the_kernel_s_chrono_times_over_the_measured_window() -> None:

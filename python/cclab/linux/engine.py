@@ -84,8 +84,6 @@ def _resolve(sc: Scenario, seed: int) -> Tuple[Scenario, Dict[str, Any], float, 
                                            "fq_codel, pie); the Linux engine accepts droptail")
     if b.get("queue_params"):
         _fail("topology.bottleneck.queue_params", "droptail on Linux (pfifo/bfifo) takes no parameters")
-    if float(b.get("loss", 0) or 0) != 0:
-        _fail("topology.bottleneck.loss", "the Linux testbed has no random loss (no netem on this kernel)")
     groups = sc.get("flows") or []
     if not groups:
         _fail("flows", "the Linux engine needs at least one TCP flow group")
@@ -164,7 +162,7 @@ def plan(sc: Scenario, seed: int) -> Dict[str, Any]:
     return {"canonical": canonical, "net": net, "bdp": bdp, "duration": duration, "mtu": mtu,
             "rate_bps": bn["rate_bps"], "limit_pkts": q["capacity_pkts"], "limit_bytes": q["capacity_bytes"],
             "fwd_s": delays[0][0], "rev_s": delays[0][1], "delays": delays, "classes": classes,
-            "kernel_cc": kernel_names, "groups": groups}
+            "kernel_cc": kernel_names, "groups": groups, "loss": float(bn.get("loss") or 0.0)}
 
 
 def _delay_field(sc: Scenario, gi: int) -> str:
@@ -193,7 +191,7 @@ def run_linux(scenario: Any, seed: Optional[int] = None) -> Result:
     t_wall = time.perf_counter()
     # Frames no flow claims (none are expected: ARP is static, IPv6 off) take flow 0's delays.
     with Testbed(p["rate_bps"], p["limit_pkts"], p["limit_bytes"], p["fwd_s"], p["rev_s"], p["mtu"],
-                 classes=p["classes"]) as tb:
+                 classes=p["classes"], loss=p["loss"], seed=s) as tb:
         state_maps = {}
         with_sockops = [cc for cc in sorted(set(cc_of_flow)) if cc in bpf.REGISTRY and bpf.REGISTRY[cc].sockops]
         for cc in sorted(set(cc_of_flow)):
@@ -238,7 +236,8 @@ def run_linux(scenario: Any, seed: Optional[int] = None) -> Result:
     from .result_build import build_result
 
     states = {i: bpf.REGISTRY[cc].states for i, cc in enumerate(cc_of_flow) if cc in bpf.REGISTRY}
-    res = build_result(p, s, wall, samples, finals, qrows, dt, bool(dt_user), received, load, states)
+    random_drops = lost.get("random_fwd", 0) if lost else 0
+    res = build_result(p, s, wall, samples, finals, qrows, dt, bool(dt_user), received, load, states, random_drops)
     res._summary["linux_relay_lost"] = float(lost.get("fwd", 0) + lost.get("rev", 0)) if lost else float("nan")
     # With per-flow delays, frames that took the default one (0 expected: a check on the classifier).
     res._summary["linux_relay_default_frames"] = (float(lost.get("default_fwd", 0) + lost.get("default_rev", 0))

@@ -61,7 +61,7 @@ def _table(name: str, rows: List[Dict[str, Any]]) -> pd.DataFrame:
 def build_result(p: Dict[str, Any], seed: int, wall: float, samples: List[Dict[str, Any]],
                  finals: Dict[int, Dict[str, Any]], qrows: List[Dict[str, Any]], dt: float, keep_series: bool,
                  received: Dict[str, Any], load: float,
-                 states: Optional[Dict[int, Tuple[str, ...]]] = None) -> Result:
+                 states: Optional[Dict[int, Tuple[str, ...]]] = None, random_drops: int = 0) -> Result:
     net, canonical, duration = p["net"], p["canonical"], p["duration"]
     warmup = float(net.get("warmup_s") or 0.0)
     mtu = p["mtu"]
@@ -159,9 +159,12 @@ def build_result(p: Dict[str, Any], seed: int, wall: float, samples: List[Dict[s
     for i, l in enumerate(links):
         if i == bn:
             queue_rows.append({
-                "link": i, "name": l["name"], "role": l["role"], "arrivals": last["packets"] + last["drops"] + last["qlen"],
-                "departures": last["packets"], "drops": last["drops"], "drops_overflow": last["drops"],
-                "drops_early": 0, "drops_link": 0, "marks": 0, "mean_len_pkts": mean_len, "mean_len_bytes": mean_bytes,
+                # The delay line's random losses (the scenario's `loss`) come before the queue, as
+                # in the simulator: in the arrivals and drops, as `drops_link`, for the whole run.
+                "link": i, "name": l["name"], "role": l["role"],
+                "arrivals": last["packets"] + last["drops"] + last["qlen"] + random_drops,
+                "departures": last["packets"], "drops": last["drops"] + random_drops, "drops_overflow": last["drops"],
+                "drops_early": 0, "drops_link": random_drops, "marks": 0, "mean_len_pkts": mean_len, "mean_len_bytes": mean_bytes,
                 "max_len_pkts": max(q["qlen"] for q in qrows),
                 "max_len_bytes": max(q["backlog"] - ETH * q["qlen"] for q in qrows),
                 "mean_delay_s": mean_bytes / dep_rate if dep_rate and dep_rate > 0 else float("nan"),
@@ -203,9 +206,9 @@ def build_result(p: Dict[str, Any], seed: int, wall: float, samples: List[Dict[s
         "jain_index": float(goodputs.sum() ** 2 / (len(goodputs) * s2)) if s2 > 0 else 1.0,
         "data_sent": float(sum(int(r["sent_pkts"] or 0) for r in flow_rows)),
         "data_received": float(sum(r["delivered_pkts"] for r in flow_rows)),
-        "data_dropped": float(last["drops"]), "data_in_queues": float(last["qlen"]), "data_on_wires": float("nan"),
+        "data_dropped": float(last["drops"] + random_drops), "data_in_queues": float(last["qlen"]), "data_on_wires": float("nan"),
         "timeouts": float(sum(int(r["timeouts"] or 0) for r in flow_rows)), "events": float("nan"),
-        "bottleneck_utilization": util, "bottleneck_drops": float(last["drops"]),
+        "bottleneck_utilization": util, "bottleneck_drops": float(last["drops"] + random_drops),
         "bottleneck_mean_queue_pkts": mean_len,
         # Not the simulator's: marks a Linux result, and how busy the machine was.
         "linux_load_avg_1min": load,

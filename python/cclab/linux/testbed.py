@@ -63,7 +63,9 @@ class Testbed:
     of them; neither: a pfifo of 100,000 packets, "unlimited"). ``delay_fwd_s``/``delay_rev_s``:
     one-way propagation delay sender->receiver and back, of every frame no class claims.
     ``mtu``: of every veth. ``classes``: per-flow delays, {receiver's TCP port: (forward s,
-    reverse s)}; the TCP frames to and from that port take them (c/delay_line.c).
+    reverse s)}; the TCP frames to and from that port take them (c/delay_line.c). ``loss``: the
+    probability that the delay line drops a forward frame carrying TCP payload, drawn from a
+    generator seeded with ``seed``.
     """
 
     __test__ = False  # not a pytest class, whatever a test module imports it as
@@ -75,10 +77,12 @@ class Testbed:
 
     def __init__(self, rate_bps: float, limit_pkts: Optional[int], limit_bytes: Optional[int],
                  delay_fwd_s: float, delay_rev_s: float, mtu: int = 1500,
-                 classes: Optional[Dict[int, Tuple[float, float]]] = None) -> None:
+                 classes: Optional[Dict[int, Tuple[float, float]]] = None, loss: float = 0.0,
+                 seed: int = 0) -> None:
         self.rate_bps, self.limit_pkts, self.limit_bytes = rate_bps, limit_pkts, limit_bytes
         self.delay_fwd_s, self.delay_rev_s, self.mtu = delay_fwd_s, delay_rev_s, mtu
         self.classes = dict(classes or {})
+        self.loss, self.seed = loss, seed
         self.snd, self.mid, self.rcv = PREFIX + "snd", PREFIX + "mid", PREFIX + "rcv"
         self.procs: List[subprocess.Popen[Any]] = []
         self.struct_ops: List[int] = []
@@ -212,7 +216,8 @@ class Testbed:
         bottleneck did not make); the frames that took the default delay ("default_fwd",
         "default_rev"): with classes, a flow's frame there had the wrong delay; and how late the
         relay found frames due ("late_fwd_frames", "late_fwd_mean_ns", "late_fwd_max_ns",
-        "late_fwd_over_1ms", and the same for "rev")."""
+        "late_fwd_over_1ms", and the same for "rev"); the forward frames it dropped at random
+        ("random_fwd", the scenario's ``loss``)."""
         p = self._relay
         if p is None or p.poll() is not None:
             return {}
@@ -224,6 +229,9 @@ class Testbed:
         m = re.search(r"default class a->b (\d+) b->a (\d+)", err or "")
         if m:
             out.update(default_fwd=int(m.group(1)), default_rev=int(m.group(2)))
+        m = re.search(r"random loss a->b (\d+)", err or "")
+        if m:
+            out.update(random_fwd=int(m.group(1)))
         for d, key in (("a->b", "fwd"), ("b->a", "rev")):
             m = re.search(rf"late {d} frames (\d+) mean_ns (\d+) max_ns (\d+) over_1ms (\d+)", err or "")
             if m:
@@ -272,8 +280,9 @@ class Testbed:
     def _delay_line(self) -> None:
         binary = compile_c(HERE / "c" / "delay_line.c", "delay_line")
         per_flow = [f"{port}:{round(fwd * 1e6)}:{round(rev * 1e6)}" for port, (fwd, rev) in sorted(self.classes.items())]
+        loss = [f"loss={self.loss!r}", f"seed={self.seed}"] if self.loss > 0 else []
         p = self._relay = self.spawn(self.mid, str(binary), "m0", "m1", str(round(self.delay_fwd_s * 1e6)),
-                                     str(round(self.delay_rev_s * 1e6)), *per_flow)
+                                     str(round(self.delay_rev_s * 1e6)), *loss, *per_flow)
         line = p.stdout.readline() if p.stdout else ""
         if line.strip() != "ready":
             err = p.stderr.read() if p.stderr and p.poll() is not None else ""

@@ -17,7 +17,13 @@
  * all delays equal, which the engine passes as no class) the relay is the one FIFO per
  * direction it was before.
  *
- * usage: delay_line IF_A IF_B DELAY_A_TO_B_US DELAY_B_TO_A_US [PORT:A_TO_B_US:B_TO_A_US ...]
+ * Random loss (the scenario's bottleneck `loss`, which cclab applies to the forward direction
+ * before the queue): with `loss=P`, each A->B frame that carries TCP payload is dropped on
+ * arrival with probability P, from a generator seeded by `seed=N` (splitmix64), and counted.
+ * Frames without payload (the handshake, pure ACKs) pass: cclab's flows have no handshake and
+ * its forward link carries data only.
+ *
+ * usage: delay_line IF_A IF_B DELAY_A_TO_B_US DELAY_B_TO_A_US [loss=P] [seed=N] [PORT:A_TO_B_US:B_TO_A_US ...]
  * Exits 0 on SIGTERM/SIGINT; 1 on a setup error (one line on stderr).
  */
 #define _GNU_SOURCE
@@ -74,6 +80,9 @@ struct dir {
     struct spell spell[SPELLS];
     uint32_t nspell;
     uint64_t last_late_ns; /* when the latest frame over SPELL_NS was due */
+    double loss;           /* probability of dropping a frame with TCP payload on arrival */
+    uint64_t rng;          /* splitmix64 state */
+    uint64_t random_lost;  /* frames dropped so */
 };
 
 /* Class of each B-side port, 0 for none: shared by both directions. */
@@ -135,6 +144,24 @@ static int classify(const unsigned char *f, ssize_t n, int by_dst) {
     return class_of[by_dst ? (tcp[2] << 8 | tcp[3]) : (tcp[0] << 8 | tcp[1])];
 }
 
+/* Whether a frame is IPv4/TCP with payload (a data segment). */
+static int has_payload(const unsigned char *f, ssize_t n) {
+    if (n < 14 + 20 || f[12] != 0x08 || f[13] != 0x00) return 0;
+    const unsigned char *ip = f + 14;
+    int ihl = (ip[0] & 15) * 4, total = ip[2] << 8 | ip[3];
+    if ((ip[0] >> 4) != 4 || ihl < 20 || ip[9] != 6 || n < 14 + ihl + 13) return 0;
+    int doff = (ip[ihl + 12] >> 4) * 4;
+    return total > ihl + doff;
+}
+
+/* A uniform draw in [0, 1) (splitmix64, its top 53 bits). */
+static double uniform(uint64_t *state) {
+    uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return (double)((z ^ (z >> 31)) >> 11) * 0x1.0p-53;
+}
+
 /* Reads every frame waiting on `in` into its class's FIFO, stamped with its due time. */
 static void drain(int in, struct dir *d) {
     static unsigned char scratch[FRAME];
@@ -147,6 +174,7 @@ static void drain(int in, struct dir *d) {
         if (n < 0) return; /* EAGAIN: nothing more */
         if (from.sll_pkttype == PACKET_OUTGOING) continue; /* our own writes, seen again */
         if (slot == NIL) { d->dropped++; continue; }
+        if (d->loss > 0 && has_payload(into, n) && uniform(&d->rng) < d->loss) { d->random_lost++; continue; }
         int c = d->nfifo > 1 ? classify(into, n, d->by_dst) : 0;
         struct fifo *q = &d->q[c];
         d->free_head = d->next[slot];
@@ -222,7 +250,8 @@ static int bad(const char *what, const char *value, const char *accepted) {
 
 int main(int argc, char **argv) {
     if (argc < 5) {
-        fprintf(stderr, "usage: delay_line IF_A IF_B DELAY_A_TO_B_US DELAY_B_TO_A_US [PORT:A_TO_B_US:B_TO_A_US ...]\n");
+        fprintf(stderr, "usage: delay_line IF_A IF_B DELAY_A_TO_B_US DELAY_B_TO_A_US [loss=P] [seed=N] "
+                        "[PORT:A_TO_B_US:B_TO_A_US ...]\n");
         return 1;
     }
     static struct dir ab, ba;
@@ -235,12 +264,29 @@ int main(int argc, char **argv) {
     if (dba < 0) return bad("DELAY_B_TO_A_US", argv[4], "accepted: 0 to 1000000 microseconds");
     ab.q[0].delay_ns = (uint64_t)dab * 1000ull;
     ba.q[0].delay_ns = (uint64_t)dba * 1000ull;
-    if (argc - 5 > MAX_CLASSES) {
+    int first = 5;
+    for (; first < argc; first++) {
+        char *end;
+        if (!strncmp(argv[first], "loss=", 5)) {
+            errno = 0;
+            double p = strtod(argv[first] + 5, &end);
+            if (errno || end == argv[first] + 5 || *end || !(p >= 0 && p <= 1))
+                return bad("loss", argv[first] + 5, "accepted: a probability 0 to 1");
+            ab.loss = p;
+        } else if (!strncmp(argv[first], "seed=", 5)) {
+            long long v = number(argv[first] + 5, UINT64_MAX >> 1);
+            if (v < 0) return bad("seed", argv[first] + 5, "accepted: a whole number >= 0");
+            ab.rng = (uint64_t)v;
+        } else {
+            break;
+        }
+    }
+    if (argc - first > MAX_CLASSES) {
         char n[16];
-        snprintf(n, sizeof n, "%d", argc - 5);
+        snprintf(n, sizeof n, "%d", argc - first);
         return bad("classes", n, "accepted: at most 64");
     }
-    for (int i = 5; i < argc; i++) {
+    for (int i = first; i < argc; i++) {
         char field[3][16];
         long long v[3] = {-1, -1, -1};
         if (sscanf(argv[i], "%15[0-9]:%15[0-9]:%15[0-9]", field[0], field[1], field[2]) == 3 &&
@@ -298,6 +344,7 @@ int main(int argc, char **argv) {
             (unsigned long long)ab.dropped + sa.tp_drops, (unsigned long long)ba.dropped + sb.tp_drops);
     fprintf(stderr, "delay_line: default class a->b %llu b->a %llu\n", (unsigned long long)ab.defaulted,
             (unsigned long long)ba.defaulted);
+    fprintf(stderr, "delay_line: random loss a->b %llu\n", (unsigned long long)ab.random_lost);
     for (int i = 0; i < 2; i++) {
         struct dir *d = i ? &ba : &ab;
         fprintf(stderr, "delay_line: late %s frames %llu mean_ns %llu max_ns %llu over_1ms %llu\n",
