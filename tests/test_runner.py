@@ -255,3 +255,27 @@ def test_workers_share_the_memory_budget_unless_the_user_set_it(monkeypatch):
     assert 0 < each <= whole // 4 and whole > 0
     monkeypatch.setenv("CCLAB_MEMORY_LIMIT", "8GiB")
     assert memory_shares(4) is None
+
+
+def test_without_a_terminal_the_bar_prints_every_tenth_of_the_cost_or_every_ten_minutes(monkeypatch, capsys):
+    from cclab import progress
+
+    clock = [1000.0]
+    monkeypatch.setattr(progress.time, "monotonic", lambda: clock[0])
+    bar = progress.Bar("runs", 100, cost=100.0)
+    assert bar._plain  # pytest's stderr is not a terminal
+    lines = []
+
+    def step(cost, after_s):
+        clock[0] += after_s
+        bar.advance(cost)
+        lines.extend(capsys.readouterr().err.splitlines())
+
+    step(1.0, 60.0)  # 1 % after a minute: nothing yet
+    assert lines == []
+    step(1.0, progress.PLAIN_EVERY_S)  # ten minutes since the start: a line, with the time left
+    assert lines == ["runs: 2/100 runs done, 0 failed, 660 s elapsed, about 32340 s left"]
+    step(8.0, 1.0)  # 10 % of the cost: a line at once
+    assert len(lines) == 2 and lines[1].startswith("runs: 3/100 runs done")
+    step(1.0, 1.0)  # neither: none
+    assert len(lines) == 2

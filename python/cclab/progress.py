@@ -3,7 +3,8 @@
 On a terminal, a rich bar on stderr: the runs done of all, the runs failed, the time spent and
 the time left. The bar fills by *cost* (``cclab.runner.estimate_cost``: what a run carries), not
 by run count, so one long run does not make the time left look shorter than it is. Without a
-terminal (a log file, CI), a line every 10 %.
+terminal (a log file, CI), a line every 10 % of the cost, and at least every ten minutes while
+runs finish (a full reproduction's heaviest tenth takes hours).
 """
 
 from __future__ import annotations
@@ -13,6 +14,9 @@ import time
 from typing import Any, Optional
 
 __all__ = ["Bar"]
+
+#: Without a terminal: the longest wait between two lines while runs finish, seconds.
+PLAIN_EVERY_S = 600.0
 
 
 class Bar:
@@ -28,6 +32,7 @@ class Bar:
         self.spent = 0.0
         self._t0 = time.monotonic()
         self._next_line = 0.1
+        self._last_line = self._t0
         self._rich: Any = None
         self._plain = False
         if not enabled or runs <= done:
@@ -65,10 +70,14 @@ class Bar:
         if self._rich is not None:
             failed = f"[red]{self.failed} failed" if self.failed else ""
             self._rich.update(self._task, completed=self.spent, count=self._count(), failed=failed)
-        elif self._plain and self.total_cost > 0 and self.spent / self.total_cost >= self._next_line:
+        elif self._plain and self.total_cost > 0:
+            now = time.monotonic()
+            if self.spent / self.total_cost < self._next_line and now - self._last_line < PLAIN_EVERY_S:
+                return
             while self.spent / self.total_cost >= self._next_line:
                 self._next_line += 0.1
-            dt = time.monotonic() - self._t0
+            self._last_line = now
+            dt = now - self._t0
             left = (self.total_cost - self.spent) * dt / self.spent if self.spent else float("nan")
             print(f"{self.label}: {self._count()} runs done, {self.failed} failed, {dt:.0f} s elapsed, "
                   f"about {left:.0f} s left", file=sys.stderr, flush=True)
