@@ -224,8 +224,9 @@ def test_the_scenario_s_random_loss_drops_data_in_the_delay_line_before_the_queu
     # Counted as the simulator counts a link's random loss: in the bottleneck's drops, not its overflow.
     assert q["drops"] == q["drops_overflow"] + q["drops_link"]
     assert res.summary()["bottleneck_drops"] == q["drops"]
-    # Each random loss is a data segment the kernel sends again; the relay lost nothing else.
-    assert f["retransmits"] >= q["drops_link"]
+    # Each random loss is a data segment the kernel sends again, but for those in the run's last
+    # round trip (about 0.7 expected at 1 % and 20 Mbit/s; one was seen); the relay lost nothing else.
+    assert f["retransmits"] >= q["drops_link"] - 3
     assert res.summary()["linux_relay_lost"] == 0
 
 
@@ -310,6 +311,7 @@ def test_kernel_bbr_shows_its_modes_bandwidth_and_min_rtt_in_cc_series() -> None
     assert set(late["pacing_gain"].round(3)) <= {1.25, 0.75, 1.0}
 
 
+@needs_bpf
 def test_cclab_ghstcp_shows_its_mode_in_cc_series() -> None:
     res = cclab.run(dumbbell("cclab_ghstcp", "6s", count=2), engine="linux")
     cs = res.cc_series
