@@ -61,15 +61,19 @@ def _stacks_with_overhead(scenario: Mapping[str, Any]) -> set:
             and g.get("overhead") is not None}
 
 
+def _links(scenario: Mapping[str, Any]) -> list:
+    """The scenario's bottleneck and graph links as given (entries may be anything)."""
+    topology = scenario.get("topology")
+    if not isinstance(topology, Mapping):
+        return []
+    return [topology.get("bottleneck")] + list(topology.get("links") or [])
+
+
 def _queue_variants(scenario: Mapping[str, Any]) -> set:
     """The queue variants with result versions of their own that the scenario's links use:
     ``"red ns2"`` for RED, ARED or gARED with ``queue_params.ns2`` set."""
-    topology = scenario.get("topology")
-    if not isinstance(topology, Mapping):
-        return set()
-    links = [topology.get("bottleneck")] + list(topology.get("links") or [])
     out = set()
-    for link in links:
+    for link in _links(scenario):
         params = link.get("queue_params") if isinstance(link, Mapping) else None
         if isinstance(params, Mapping) and params.get("ns2") not in (None, 0, False):
             out.add("red ns2")
@@ -109,12 +113,8 @@ def result_versions(scenario: Mapping[str, Any]) -> list:
 def file_digests(scenario: Mapping[str, Any]) -> dict:
     """The SHA-256 of each trace or schedule file the scenario's links name (docs/links.md), by
     path: a run depends on their content, which the scenario's text does not hold."""
-    topology = scenario.get("topology")
-    if not isinstance(topology, Mapping):
-        return {}
-    links = [topology.get("bottleneck")] + list(topology.get("links") or [])
     out = {}
-    for link in links:
+    for link in _links(scenario):
         if not isinstance(link, Mapping):
             continue
         for name in ("mahimahi", "rate_schedule", "delay_schedule", "loss_schedule"):

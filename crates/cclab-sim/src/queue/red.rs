@@ -237,12 +237,13 @@ pub struct Red {
 
 impl Red {
     pub fn new(cfg: RedConfig, cap: Capacity, link_rate: Rate, rng: Pcg64) -> Self {
+        let byte_limit = red_ns2::ByteMode::limit(&cfg, cap);
         Red {
             pkts_per_ps: link_rate.bps() as f64 / (8.0 * cfg.mean_pktsize) / 1e12,
             max_p: cfg.max_p,
             cfg,
-            fifo: DropTail::new(if red_ns2::ByteMode::limit(&cfg, cap).is_some() { Capacity::Unlimited } else { cap }),
-            byte_limit: red_ns2::ByteMode::limit(&cfg, cap),
+            fifo: DropTail::new(if byte_limit.is_some() { Capacity::Unlimited } else { cap }),
+            byte_limit,
             cap,
             rng,
             avg: 0.0,
