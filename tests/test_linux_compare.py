@@ -18,6 +18,7 @@ import pytest
 
 import cclab
 from cclab.linux import bpf
+from conftest import quiet_linux_run, lateness
 from cclab.linux.host import missing_requirements, registered_ccs
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -140,12 +141,21 @@ def test_compare_on_a_short_reno_scenario_writes_both_engines_rows_and_the_figur
     assert not registered_ccs()
 
 
+#: The algorithms whose link use a stalled delay line takes away (conftest.quiet_linux_run).
+DELAY_BASED = {"cclab_tcpgt"}
+
+
 @needs_bpf
 # cclab_hrf, its variants and cclab_ktcp are run against the simulator in test_linux_hrf_ktcp.py.
 @pytest.mark.parametrize("cc", [n for n in bpf.REGISTRY if n not in (
     "cclab_reno", "cclab_hrf", "cclab_w_cr_reno", "cclab_w_cr_cr", "cclab_ktcp")])
 def test_each_papers_bpf_algorithm_loads_and_fills_the_bottleneck(cc: str) -> None:
-    res = cclab.run(dumbbell(cc, "8s"), engine="linux")
+    if cc in DELAY_BASED:
+        res, runs = quiet_linux_run(dumbbell(cc, "8s"))
+        if res is None:
+            pytest.skip(f"the delay line was late in every run (frames over 1 ms late: {lateness(runs)})")
+    else:
+        res = cclab.run(dumbbell(cc, "8s"), engine="linux")
     d = res.flow_series.set_index("time_s")["delivered_bytes"]
     late = (d.loc[8.0] - d.loc[4.0]) * 8 / 4.0
     # Over the last half one flow with a 1-BDP buffer delivers the bottleneck's rate within 15 %.

@@ -13,9 +13,11 @@ import json
 import os
 import shutil
 import signal
+import struct
 import subprocess
 import sys
 import time
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -177,6 +179,22 @@ def test_the_same_scenario_plans_the_dumbbell_the_simulator_builds() -> None:
     assert p["kernel_cc"] == ["reno"] and engine.plan(dumbbell(cc="newreno"), 1)["kernel_cc"] == ["reno"]
 
 
+def _relay_counts(over_fwd: int, over_rev: int, lost: int = 0) -> dict:
+    return {"fwd": lost, "rev": 0, "late_fwd_frames": 5000, "late_rev_frames": 5000,
+            "late_fwd_over_1ms": over_fwd, "late_rev_over_1ms": over_rev}
+
+
+def test_a_run_whose_relay_was_late_for_over_one_percent_of_its_frames_is_warned_about() -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        engine._warn_relay(_relay_counts(50, 50), held=True)  # 1 % exactly: not flagged
+        engine._warn_relay({}, held=False)  # the relay left no counts: nothing to say
+    with pytest.warns(CclabWarning, match=r"topology\.bottleneck\.delay: .* 101 of 10000 frames .* held: no"):
+        engine._warn_relay(_relay_counts(51, 50), held=False)
+    with pytest.warns(CclabWarning, match=r"topology\.bottleneck\.rate: the delay line lost 3 data"):
+        engine._warn_relay(_relay_counts(0, 0, lost=3), held=True)
+
+
 # -- the testbed ----------------------------------------------------------------------------------
 
 
@@ -189,6 +207,28 @@ def test_the_idle_round_trip_is_the_configured_one_within_2_ms() -> None:
     # The delay line never delivers early, and its median lateness stays well under 2 ms.
     assert rtts.min() >= 0.0399
     assert abs(np.median(rtts) - 0.040) < 0.002
+
+
+def _cpu_latency_target() -> int:
+    """The kernel's aggregated CPU latency target in us (2,000,000,000: no request)."""
+    with open("/dev/cpu_dma_latency", "rb") as f:
+        return struct.unpack("=i", f.read(4))[0]
+
+
+@needs_testbed
+@pytest.mark.skipif(not os.path.exists("/dev/cpu_dma_latency"), reason="no /dev/cpu_dma_latency (PM QoS) here")
+def test_the_testbed_holds_a_zero_cpu_latency_request_while_up_and_withdraws_it_after() -> None:
+    before = _cpu_latency_target()
+    assert before > 0, "another process holds a CPU latency request: this test cannot tell ours apart"
+    with Bed(20e6, 100, None, 0.010, 0.010) as tb:
+        assert tb.cpu_latency_held and _cpu_latency_target() == 0
+    assert _cpu_latency_target() == before
+    Bed.cpu_latency_qos = False
+    try:
+        with Bed(20e6, 100, None, 0.010, 0.010) as tb:
+            assert not tb.cpu_latency_held and _cpu_latency_target() == before
+    finally:
+        Bed.cpu_latency_qos = True
 
 
 @needs_testbed

@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 import cclab
-from conftest import default_sigint
+from conftest import default_sigint, quiet_linux_run, lateness
 from cclab.linux import bpf, engine
 from cclab.linux.host import NS_STEM, cgroup2_root, missing_requirements, registered_ccs
 from cclab.linux.testbed import Testbed as Bed
@@ -157,23 +157,28 @@ def our_cgroups() -> list[str]:
 
 @needs_sockops
 def test_one_tcpgt_flow_fills_the_link_with_a_small_queue_and_its_echo_ends_an_epoch_per_rtt() -> None:
-    res = cclab.run(dumbbell("8s"), engine="linux")
-    s = res.summary()
-    assert s["linux_relay_lost"] == 0 and s["linux_bpf_no_storage"] == 0
-    # The echo: the receiver parsed every data segment's option and the sender its ACKs' options...
-    assert s["linux_bpf_opt_data_parsed"] > 10_000 and s["linux_bpf_opt_ack_parsed"] > 0.9 * s["linux_bpf_opt_ack_written"]
-    # ...and each epoch lasts one round trip: about 8 s / 40 ms = 200 epochs (the first second, less).
-    assert 120 < s["linux_bpf_epochs"] < 220
-    assert s["linux_bpf_increases"] > 0 and s["linux_bpf_decreases"] > 0
-    # Its standing decision is shown (cclab_show): none before the first measured epoch, then both.
-    cs = res.cc_series
-    assert len(cs) >= 0.9 * len(res.flow_series) and cs["state"].iloc[0] == "measuring"
-    assert {"increase", "decrease"} <= set(cs["state"]) <= {"measuring", "increase", "decrease"}
-    # Goodput over [4 s, 8 s] near the 50 Mbit/s rate; the queue a few packets of the 167-packet
-    # buffer (1 BDP), where a loss-based algorithm fills it: TCP-GT decreases on delay, not loss.
-    assert res.flows.loc[0, "goodput_bps"] > 0.85 * 50e6
-    assert s["bottleneck_mean_queue_pkts"] < 0.1 * 167 and s["bottleneck_drops"] == 0
+    quiet, runs = quiet_linux_run(dumbbell("8s"))
+    for res in runs:  # the mechanism, on every run, stalled or not
+        s = res.summary()
+        assert s["linux_relay_lost"] == 0 and s["linux_bpf_no_storage"] == 0
+        # The echo: the receiver parsed data segments' options and the sender its ACKs' options...
+        assert s["linux_bpf_opt_data_parsed"] > 0 and s["linux_bpf_opt_ack_parsed"] > 0.9 * s["linux_bpf_opt_ack_written"]
+        # ...and each epoch lasts one round trip: about 8 s / 40 ms = 200 epochs (the first second, less).
+        assert 120 < s["linux_bpf_epochs"] < 220
+        assert s["linux_bpf_increases"] > 0 and s["linux_bpf_decreases"] > 0
+        # Its standing decision is shown (cclab_show): none before the first measured epoch, then both.
+        cs = res.cc_series
+        assert len(cs) >= 0.9 * len(res.flow_series) and cs["state"].iloc[0] == "measuring"
+        assert {"increase", "decrease"} <= set(cs["state"]) <= {"measuring", "increase", "decrease"}
+        # TCP-GT decreases on delay, not loss: the queue a few packets of the 167-packet buffer (1 BDP).
+        assert s["bottleneck_mean_queue_pkts"] < 0.1 * 167 and s["bottleneck_drops"] == 0
     assert "cclab_tcpgt" not in registered_ccs() and not our_cgroups()
+    if quiet is None:
+        pytest.skip(f"the delay line was late in every run (frames over 1 ms late: {lateness(runs)}): "
+                    "TCP-GT's link use is not measurable here")
+    # On a run the host did not stall: goodput over [4 s, 8 s] near the 50 Mbit/s rate, and the
+    # receiver parsed the options of over 10,000 data segments.
+    assert quiet.flows.loc[0, "goodput_bps"] > 0.85 * 50e6 and quiet.summary()["linux_bpf_opt_data_parsed"] > 10_000
     # The simulator's tcp-gt (Linux profile) in the same 8 s: the window within 20 % (30-s runs
     # differ by 4-10 %, docs/linux.md; 4 s hold only three of its cycles) and the queue within 5 packets.
     sim_sc = dumbbell("8s")
@@ -182,8 +187,8 @@ def test_one_tcpgt_flow_fills_the_link_with_a_small_queue_and_its_echo_ends_an_e
     def late(r: cclab.Result) -> float:
         return float(r.flow_series[r.flow_series.time_s >= 4].cwnd.mean())
 
-    assert late(res) == pytest.approx(late(sim), rel=0.2)
-    assert abs(s["bottleneck_mean_queue_pkts"] - sim.summary()["bottleneck_mean_queue_pkts"]) < 5
+    assert late(quiet) == pytest.approx(late(sim), rel=0.2)
+    assert abs(quiet.summary()["bottleneck_mean_queue_pkts"] - sim.summary()["bottleneck_mean_queue_pkts"]) < 5
 
 
 CHILD = """

@@ -2,6 +2,7 @@
 
     sudo PYTHONPATH=python python docs/linux/measure_rtt.py [--count N] [--sizes 56,1400]
     sudo PYTHONPATH=python python docs/linux/measure_rtt.py --late REPS [--rate 20Mbps] [--rtts 20,80] [--duration 5]
+        [--idle-qos on|off|both]
 
 One testbed with a class per TCP port (the receiver's listening port, as the engine gives each
 flow) and a default class; at idle, one TCP connection per class does request-response
@@ -12,8 +13,10 @@ two Python wake-ups included), split into its one-way parts by the server's arri
 (CLOCK_MONOTONIC is shared by the namespaces), the kernel's (TCP_INFO min_rtt and srtt at the
 end), and ping's for the default class. ``--late REPS``: the relay's own lateness (summary
 ``linux_relay_late_*``) in REPS pairs of runs of two reno flows (by default 5 s at 20 Mbit/s, 1
-BDP), round trips 20 and 80 ms (two classes) against 20 and 20 ms (one class). The `client`/`server` modes are the two ends, run by the script
-itself inside the namespaces.
+BDP), round trips 20 and 80 ms (two classes) against 20 and 20 ms (one class), with the
+testbed's CPU latency request held (``--idle-qos on``), not held (``off``), or each in turn
+(``both``), and the bottleneck's utilization. The `client`/`server` modes are the two ends, run
+by the script itself inside the namespaces.
 """
 
 from __future__ import annotations
@@ -142,16 +145,22 @@ def measure(count: int, sizes: list[int]) -> None:
     print(f"\ndelay line: {lost}")
 
 
-def late(reps: int, rate: str, rtts: tuple[int, int], duration: float) -> None:
+def late(reps: int, rate: str, rtts: tuple[int, int], duration: float, idle_qos: str = "on") -> None:
+    """Reps x (two classes, one class), each with the CPU latency request held, not held, or
+    both in turn (``idle_qos``): the relay's lateness and the bottleneck's utilization."""
     import warnings
 
     import cclab
+    from cclab.linux.testbed import Testbed
 
     print(f"\n### Relay lateness, two reno flows, {rate}, {duration:g} s ({' '.join(f'{x:.2f}' for x in os.getloadavg())})\n")
-    print("| round trips | relay classes | load (1 min) | late mean (us) | late max (ms) | frames over 1 ms | frames relayed |")
-    print("|---|---:|---:|---:|---:|---:|---:|")
+    print("| round trips | relay classes | CPU latency request | load (1 min) | late mean (us) | late max (ms) "
+          "| frames over 1 ms | frames relayed | bottleneck utilization |")
+    print("|---|---:|---|---:|---:|---:|---:|---:|---:|")
+    settings = {"on": (True,), "off": (False,), "both": (True, False)}[idle_qos]
     for _ in range(reps):
-        for rtt1, n in ((rtts[1], 2), (rtts[0], 1)):
+        for (rtt1, n), qos in ((c, q) for c in ((rtts[1], 2), (rtts[0], 1)) for q in settings):
+            Testbed.cpu_latency_qos = qos
             sc = {"name": "late", "duration": f"{duration}s", "sample_interval": "100ms",
                   "topology": {"kind": "dumbbell", "bottleneck": {"rate": rate, "delay": "5ms", "buffer": "1bdp"}},
                   "flows": [{"cc": "reno", "rtt": f"{rtts[0]}ms"}, {"cc": "reno", "rtt": f"{rtt1}ms"}]}
@@ -159,9 +168,11 @@ def late(reps: int, rate: str, rtts: tuple[int, int], duration: float) -> None:
                 warnings.simplefilter("ignore")
                 res = cclab.run(sc, engine="linux")
             s = res.summary()
-            print(f"| {rtts[0]} ms, {rtt1} ms | {n} | {os.getloadavg()[0]:.2f} | {s['linux_relay_late_mean_s'] * 1e6:.0f} "
-                  f"| {s['linux_relay_late_max_s'] * 1e3:.2f} | {s['linux_relay_late_over_1ms']:.0f} "
-                  f"| {s['linux_relay_frames']:.0f} |")
+            held = "held" if s["linux_cpu_latency_held"] else "not held"
+            print(f"| {rtts[0]} ms, {rtt1} ms | {n} | {held} | {os.getloadavg()[0]:.2f} "
+                  f"| {s['linux_relay_late_mean_s'] * 1e6:.0f} | {s['linux_relay_late_max_s'] * 1e3:.2f} "
+                  f"| {s['linux_relay_late_over_1ms']:.0f} | {s['linux_relay_frames']:.0f} "
+                  f"| {s['bottleneck_utilization']:.3f} |", flush=True)
 
 
 if __name__ == "__main__":
@@ -177,9 +188,11 @@ if __name__ == "__main__":
         ap.add_argument("--rate", default="20Mbps")
         ap.add_argument("--rtts", default="20,80", help="two round trips, ms")
         ap.add_argument("--duration", type=float, default=5.0)
+        ap.add_argument("--idle-qos", choices=("on", "off", "both"), default="on",
+                        help="hold the testbed's CPU latency request (on, the default), not (off), or each in turn")
         a = ap.parse_args()
         if a.late:
             r0, r1 = (int(x) for x in a.rtts.split(","))
-            late(a.late, a.rate, (r0, r1), a.duration)
+            late(a.late, a.rate, (r0, r1), a.duration, a.idle_qos)
         else:
             measure(a.count, [int(s) for s in a.sizes.split(",")])

@@ -17,14 +17,22 @@ removes whatever carries the prefix (namespaces, the processes in them, register
 earlier run killed with SIGKILL cannot leave anything for long.
 Teardown runs on leaving the ``with`` block (success or exception), on SIGTERM/SIGINT (turned
 into an exception in the main thread) and at interpreter exit.
+
+While it is up, the testbed holds a CPU latency request of 0 us (``/dev/cpu_dma_latency``, the
+kernel's PM QoS interface, as cyclictest does): idle cores then poll instead of halting. On a
+VM a halted vCPU is woken through the hypervisor, and on this project's machine kind that made
+the relay wake 0.5-1.4 ms late on average with a fifth of its frames over 1 ms, enough to idle
+the bottleneck (docs/linux.md, "Idle cores").
 """
 
 from __future__ import annotations
 
 import atexit
 import json
+import os
 import re
 import signal
+import struct
 import subprocess
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple
@@ -75,6 +83,10 @@ class Testbed:
     #: and sent back to back.
     gso_max_segs: Optional[int] = None
 
+    #: Hold the 0 us CPU latency request while up (the module's docstring says why). Set to False
+    #: for evidence runs only (docs/linux/measure_rtt.py --late ... --idle-qos both).
+    cpu_latency_qos: bool = True
+
     def __init__(self, rate_bps: float, limit_pkts: Optional[int], limit_bytes: Optional[int],
                  delay_fwd_s: float, delay_rev_s: float, mtu: int = 1500,
                  classes: Optional[Dict[int, Tuple[float, float]]] = None, loss: float = 0.0,
@@ -92,6 +104,10 @@ class Testbed:
         self.removed_at_start: List[str] = []
         self.last_ping_summary: dict[str, float] = {}
         self.late_spells: List[Tuple[str, float, float]] = []
+        #: Whether the CPU latency request was held for this run (False: not asked for, or the
+        #: kernel has no /dev/cpu_dma_latency or refused it).
+        self.cpu_latency_held = False
+        self._qos_fd: Optional[int] = None
         self._relay: Optional["subprocess.Popen[str]"] = None
         #: The cgroup v2 the endpoints join when a BPF algorithm has a sockops program (else None).
         self.cgroup: Optional[Path] = None
@@ -112,6 +128,7 @@ class Testbed:
             except ValueError:  # not the main thread: the atexit hook and the lock still hold
                 pass
         try:
+            self._hold_cpu_latency()
             self.removed_at_start = cleanup_leftovers(include_own=True)
             self._build()
         except BaseException:
@@ -151,8 +168,27 @@ class Testbed:
         for sig, old in self._old_handlers.items():
             signal.signal(sig, old)
         self._old_handlers.clear()
+        if self._qos_fd is not None:  # closing the file withdraws the request
+            os.close(self._qos_fd)
+            self._qos_fd = None
         atexit.unregister(self.teardown)
         self._lock.release()
+
+    def _hold_cpu_latency(self) -> None:
+        """Asks the kernel for 0 us wake-up latency until teardown (the request lasts as long as
+        the file is open; the kernel takes a binary 32-bit value)."""
+        if not self.cpu_latency_qos:
+            return
+        try:
+            fd = os.open("/dev/cpu_dma_latency", os.O_WRONLY | os.O_CLOEXEC)
+        except OSError:
+            return
+        try:
+            os.write(fd, struct.pack("=i", 0))
+        except OSError:
+            os.close(fd)
+            return
+        self._qos_fd, self.cpu_latency_held = fd, True
 
     # -- building --------------------------------------------------------------------------
 
