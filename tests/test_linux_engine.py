@@ -156,11 +156,18 @@ def test_the_delay_line_refuses_a_bad_class_in_one_line_before_opening_anything(
     assert p.returncode == 1 and p.stderr.strip().splitlines() == [line]
 
 
+GE_ACCEPTED = "accepted: P:R:LOSS_GOOD:LOSS_BAD, P and R in (0, 1], the losses in [0, 1]"
+
+
 @pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc is not installed")
 @pytest.mark.parametrize("arg, line", [
     ("loss=2", "delay_line: loss '2': accepted: a probability 0 to 1"),
     ("loss=0.1x", "delay_line: loss '0.1x': accepted: a probability 0 to 1"),
     ("seed=-1", "delay_line: seed '-1': accepted: a whole number >= 0"),
+    ("gemodel=0:0.5:0:1", "delay_line: gemodel '0:0.5:0:1': " + GE_ACCEPTED),
+    ("gemodel=0.1:0.5:0:1.5", "delay_line: gemodel '0.1:0.5:0:1.5': " + GE_ACCEPTED),
+    ("gemodel=0.1:0.5:0", "delay_line: gemodel '0.1:0.5:0': " + GE_ACCEPTED),
+    ("gemodel=0.1:0.5:0:1:", "delay_line: gemodel '0.1:0.5:0:1:': " + GE_ACCEPTED),
 ])
 def test_the_delay_line_refuses_a_bad_loss_or_seed_in_one_line(arg, line) -> None:
     from cclab.linux.host import HERE, compile_c
@@ -177,6 +184,18 @@ def test_the_same_scenario_plans_the_dumbbell_the_simulator_builds() -> None:
     assert p["limit_pkts"] == 67 and p["rate_bps"] == 20e6
     assert p["fwd_s"] == pytest.approx(0.020) and p["rev_s"] == pytest.approx(0.020)
     assert p["kernel_cc"] == ["reno"] and engine.plan(dumbbell(cc="newreno"), 1)["kernel_cc"] == ["reno"]
+    assert p["loss"] == 0 and p["gilbert_elliott"] is None
+
+
+def test_gilbert_elliott_loss_is_planned_with_the_simulator_s_defaults_and_refused_beside_loss() -> None:
+    sc = dumbbell()
+    sc["topology"]["bottleneck"]["gilbert_elliott"] = {"p": 0.02, "r": 0.5}
+    assert engine.plan(sc, 1)["gilbert_elliott"] == (0.02, 0.5, 0.0, 1.0)
+    sc["topology"]["bottleneck"]["gilbert_elliott"] = {"p": 0.02, "r": 0.5, "loss_good": 0.01, "loss_bad": 0.6}
+    assert engine.plan(sc, 1)["gilbert_elliott"] == (0.02, 0.5, 0.01, 0.6)
+    sc["topology"]["bottleneck"]["loss"] = 0.01
+    with pytest.raises(cclab.ScenarioError, match=r"gilbert_elliott"):
+        engine.plan(sc, 1)
 
 
 def _relay_counts(over_fwd: int, over_rev: int, lost: int = 0) -> dict:
@@ -268,6 +287,27 @@ def test_the_scenario_s_random_loss_drops_data_in_the_delay_line_before_the_queu
     # round trip (about 0.7 expected at 1 % and 20 Mbit/s; one was seen); the relay lost nothing else.
     assert f["retransmits"] >= q["drops_link"] - 3
     assert res.summary()["linux_relay_lost"] == 0
+
+
+@needs_testbed
+def test_gilbert_elliott_loss_drops_data_in_bursts_of_the_asked_mean_length() -> None:
+    # bbr keeps the link busy whatever it loses, so the channel sees some 13,000 data frames.
+    sc = dumbbell("bbr", "8s", buffer="1bdp")
+    sc["topology"]["bottleneck"]["gilbert_elliott"] = {"p": 0.02, "r": 0.5}
+    res = cclab.run(sc, engine="linux", seed=5)
+    q, f, s = res.queues.iloc[0], res.flows.iloc[0], res.summary()
+    # The mean loss p / (p + r) = 3.85 % of the data frames, and bursts of 1 / r = 2 frames on
+    # average: with some 250 bursts (lengths geometric, sd 1.41) the mean length's standard
+    # error is 0.09, so 1.6-2.5 is over four of them; the count of drops, within a quarter.
+    n, drops, bursts = f["sent_pkts"], q["drops_link"], s["linux_relay_loss_bursts"]
+    assert n > 5000 and abs(drops - 0.02 / 0.52 * n) <= 0.25 * 0.02 / 0.52 * n
+    assert 1.6 <= drops / bursts <= 2.5
+    assert q["drops"] == q["drops_overflow"] + q["drops_link"] and s["linux_relay_lost"] == 0
+    # Independent loss at the same mean gives bursts of 1 / (1 - 0.0385) = 1.04 frames.
+    sc["topology"]["bottleneck"].pop("gilbert_elliott")
+    sc["topology"]["bottleneck"]["loss"] = 0.02 / 0.52
+    res2 = cclab.run(sc, engine="linux", seed=5)
+    assert res2.queues.iloc[0]["drops_link"] / res2.summary()["linux_relay_loss_bursts"] < 1.2
 
 
 def test_the_limited_shares_come_from_the_kernel_s_chrono_times_over_the_measured_window() -> None:

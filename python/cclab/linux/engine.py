@@ -76,9 +76,10 @@ def _resolve(sc: Scenario, seed: int) -> Tuple[Scenario, Dict[str, Any], float, 
     if topo.get("kind", "dumbbell") != "dumbbell":
         _fail("topology.kind", f"'{topo.get('kind')}': the Linux engine builds dumbbells only")
     b = topo.get("bottleneck") or {}
-    for key in ("rate_schedule", "delay_schedule", "loss_schedule", "gilbert_elliott", "mahimahi"):
+    for key in ("rate_schedule", "delay_schedule", "loss_schedule", "mahimahi"):
         if key in b:
-            _fail(f"topology.bottleneck.{key}", "the Linux testbed has a fixed rate, delay and no random loss")
+            _fail(f"topology.bottleneck.{key}", "the Linux testbed has a fixed rate and delay, and a fixed `loss` "
+                                                "or `gilbert_elliott` loss")
     if b.get("queue", "droptail") != "droptail":
         _fail("topology.bottleneck.queue", f"'{b.get('queue')}': this kernel has no AQM qdisc (no red, codel, "
                                            "fq_codel, pie); the Linux engine accepts droptail")
@@ -162,7 +163,17 @@ def plan(sc: Scenario, seed: int) -> Dict[str, Any]:
     return {"canonical": canonical, "net": net, "bdp": bdp, "duration": duration, "mtu": mtu,
             "rate_bps": bn["rate_bps"], "limit_pkts": q["capacity_pkts"], "limit_bytes": q["capacity_bytes"],
             "fwd_s": delays[0][0], "rev_s": delays[0][1], "delays": delays, "classes": classes,
-            "kernel_cc": kernel_names, "groups": groups, "loss": float(bn.get("loss") or 0.0)}
+            "kernel_cc": kernel_names, "groups": groups, "loss": float(bn.get("loss") or 0.0),
+            "gilbert_elliott": _gilbert_elliott(canonical)}
+
+
+def _gilbert_elliott(canonical: Scenario) -> Optional[Tuple[float, float, float, float]]:
+    """The bottleneck's Gilbert-Elliott channel as (p, r, loss_good, loss_bad), the simulator's
+    defaults filled in (docs/links.md), or None."""
+    ge = ((canonical.get("topology") or {}).get("bottleneck") or {}).get("gilbert_elliott")
+    if not ge:
+        return None
+    return (float(ge["p"]), float(ge["r"]), float(ge.get("loss_good", 0.0)), float(ge.get("loss_bad", 1.0)))
 
 
 def _delay_field(sc: Scenario, gi: int) -> str:
@@ -191,7 +202,8 @@ def run_linux(scenario: Any, seed: Optional[int] = None) -> Result:
     t_wall = time.perf_counter()
     # Frames no flow claims (none are expected: ARP is static, IPv6 off) take flow 0's delays.
     with Testbed(p["rate_bps"], p["limit_pkts"], p["limit_bytes"], p["fwd_s"], p["rev_s"], p["mtu"],
-                 classes=p["classes"], loss=p["loss"], seed=s) as tb:
+                 classes=p["classes"], loss=p["loss"],
+                 gilbert_elliott=p["gilbert_elliott"], seed=s) as tb:
         state_maps = {}
         with_sockops = [cc for cc in sorted(set(cc_of_flow)) if cc in bpf.REGISTRY and bpf.REGISTRY[cc].sockops]
         for cc in sorted(set(cc_of_flow)):
@@ -238,6 +250,8 @@ def run_linux(scenario: Any, seed: Optional[int] = None) -> Result:
     states = {i: bpf.REGISTRY[cc].states for i, cc in enumerate(cc_of_flow) if cc in bpf.REGISTRY}
     random_drops = lost.get("random_fwd", 0) if lost else 0
     res = build_result(p, s, wall, samples, finals, qrows, dt, bool(dt_user), received, load, states, random_drops)
+    # Runs of consecutive random drops (Gilbert-Elliott's bursts; single drops under `loss`).
+    res._summary["linux_relay_loss_bursts"] = float(lost.get("random_fwd_bursts", 0)) if lost else float("nan")
     res._summary["linux_relay_lost"] = float(lost.get("fwd", 0) + lost.get("rev", 0)) if lost else float("nan")
     # With per-flow delays, frames that took the default one (0 expected: a check on the classifier).
     res._summary["linux_relay_default_frames"] = (float(lost.get("default_fwd", 0) + lost.get("default_rev", 0))

@@ -73,7 +73,8 @@ class Testbed:
     ``mtu``: of every veth. ``classes``: per-flow delays, {receiver's TCP port: (forward s,
     reverse s)}; the TCP frames to and from that port take them (c/delay_line.c). ``loss``: the
     probability that the delay line drops a forward frame carrying TCP payload, drawn from a
-    generator seeded with ``seed``.
+    generator seeded with ``seed``; ``gilbert_elliott``: (p, r, loss_good, loss_bad), the
+    simulator's two-state channel for those frames instead.
     """
 
     __test__ = False  # not a pytest class, whatever a test module imports it as
@@ -90,11 +91,11 @@ class Testbed:
     def __init__(self, rate_bps: float, limit_pkts: Optional[int], limit_bytes: Optional[int],
                  delay_fwd_s: float, delay_rev_s: float, mtu: int = 1500,
                  classes: Optional[Dict[int, Tuple[float, float]]] = None, loss: float = 0.0,
-                 seed: int = 0) -> None:
+                 seed: int = 0, gilbert_elliott: Optional[Tuple[float, float, float, float]] = None) -> None:
         self.rate_bps, self.limit_pkts, self.limit_bytes = rate_bps, limit_pkts, limit_bytes
         self.delay_fwd_s, self.delay_rev_s, self.mtu = delay_fwd_s, delay_rev_s, mtu
         self.classes = dict(classes or {})
-        self.loss, self.seed = loss, seed
+        self.loss, self.seed, self.gilbert_elliott = loss, seed, gilbert_elliott
         self.snd, self.mid, self.rcv = PREFIX + "snd", PREFIX + "mid", PREFIX + "rcv"
         self.procs: List[subprocess.Popen[Any]] = []
         self.struct_ops: List[int] = []
@@ -253,7 +254,8 @@ class Testbed:
         "default_rev"): with classes, a flow's frame there had the wrong delay; and how late the
         relay found frames due ("late_fwd_frames", "late_fwd_mean_ns", "late_fwd_max_ns",
         "late_fwd_over_1ms", and the same for "rev"); the forward frames it dropped at random
-        ("random_fwd", the scenario's ``loss``)."""
+        ("random_fwd", the scenario's ``loss`` or ``gilbert_elliott``) and the runs of consecutive
+        ones among them ("random_fwd_bursts")."""
         p = self._relay
         if p is None or p.poll() is not None:
             return {}
@@ -265,9 +267,9 @@ class Testbed:
         m = re.search(r"default class a->b (\d+) b->a (\d+)", err or "")
         if m:
             out.update(default_fwd=int(m.group(1)), default_rev=int(m.group(2)))
-        m = re.search(r"random loss a->b (\d+)", err or "")
+        m = re.search(r"random loss a->b (\d+) bursts (\d+)", err or "")
         if m:
-            out.update(random_fwd=int(m.group(1)))
+            out.update(random_fwd=int(m.group(1)), random_fwd_bursts=int(m.group(2)))
         for d, key in (("a->b", "fwd"), ("b->a", "rev")):
             m = re.search(rf"late {d} frames (\d+) mean_ns (\d+) max_ns (\d+) over_1ms (\d+)", err or "")
             if m:
@@ -317,6 +319,8 @@ class Testbed:
         binary = compile_c(HERE / "c" / "delay_line.c", "delay_line")
         per_flow = [f"{port}:{round(fwd * 1e6)}:{round(rev * 1e6)}" for port, (fwd, rev) in sorted(self.classes.items())]
         loss = [f"loss={self.loss!r}", f"seed={self.seed}"] if self.loss > 0 else []
+        if self.gilbert_elliott:
+            loss = ["gemodel=" + ":".join(repr(float(v)) for v in self.gilbert_elliott), f"seed={self.seed}"]
         p = self._relay = self.spawn(self.mid, str(binary), "m0", "m1", str(round(self.delay_fwd_s * 1e6)),
                                      str(round(self.delay_rev_s * 1e6)), *loss, *per_flow)
         line = p.stdout.readline() if p.stdout else ""

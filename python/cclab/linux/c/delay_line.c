@@ -21,9 +21,15 @@
  * before the queue): with `loss=P`, each A->B frame that carries TCP payload is dropped on
  * arrival with probability P, from a generator seeded by `seed=N` (splitmix64), and counted.
  * Frames without payload (the handshake, pure ACKs) pass: cclab's flows have no handshake and
- * its forward link carries data only.
+ * its forward link carries data only. With `gemodel=P:R:LOSS_GOOD:LOSS_BAD` instead, the loss is
+ * the simulator's Gilbert-Elliott channel (crates/cclab-sim/src/net/link/vary.rs, as netem's
+ * `loss gemodel`): at each such frame a first draw moves the state (good to bad with
+ * probability P, bad to good with R), a second drops the frame with the loss probability of
+ * the state it was in before the move. Runs of consecutive dropped frames are counted too
+ * (bursts).
  *
- * usage: delay_line IF_A IF_B DELAY_A_TO_B_US DELAY_B_TO_A_US [loss=P] [seed=N] [PORT:A_TO_B_US:B_TO_A_US ...]
+ * usage: delay_line IF_A IF_B DELAY_A_TO_B_US DELAY_B_TO_A_US [loss=P | gemodel=P:R:LOSS_GOOD:LOSS_BAD]
+ *                   [seed=N] [PORT:A_TO_B_US:B_TO_A_US ...]
  * Exits 0 on SIGTERM/SIGINT; 1 on a setup error (one line on stderr).
  */
 #define _GNU_SOURCE
@@ -81,8 +87,12 @@ struct dir {
     uint32_t nspell;
     uint64_t last_late_ns; /* when the latest frame over SPELL_NS was due */
     double loss;           /* probability of dropping a frame with TCP payload on arrival */
+    int ge, ge_bad;        /* Gilbert-Elliott loss instead, and its state */
+    double ge_p, ge_r, ge_loss_good, ge_loss_bad;
     uint64_t rng;          /* splitmix64 state */
     uint64_t random_lost;  /* frames dropped so */
+    uint64_t loss_bursts;  /* runs of consecutive dropped payload frames */
+    int last_lost;         /* whether the previous payload frame was dropped */
 };
 
 /* Class of each B-side port, 0 for none: shared by both directions. */
@@ -162,6 +172,15 @@ static double uniform(uint64_t *state) {
     return (double)((z ^ (z >> 31)) >> 11) * 0x1.0p-53;
 }
 
+/* Whether this payload frame is dropped: Gilbert-Elliott (the move, then the loss of the state
+ * found) or independent loss. */
+static int lose(struct dir *d) {
+    if (!d->ge) return uniform(&d->rng) < d->loss;
+    double flip = d->ge_bad ? d->ge_r : d->ge_p, loss = d->ge_bad ? d->ge_loss_bad : d->ge_loss_good;
+    if (uniform(&d->rng) < flip) d->ge_bad = !d->ge_bad;
+    return uniform(&d->rng) < loss;
+}
+
 /* Reads every frame waiting on `in` into its class's FIFO, stamped with its due time. */
 static void drain(int in, struct dir *d) {
     static unsigned char scratch[FRAME];
@@ -174,7 +193,12 @@ static void drain(int in, struct dir *d) {
         if (n < 0) return; /* EAGAIN: nothing more */
         if (from.sll_pkttype == PACKET_OUTGOING) continue; /* our own writes, seen again */
         if (slot == NIL) { d->dropped++; continue; }
-        if (d->loss > 0 && has_payload(into, n) && uniform(&d->rng) < d->loss) { d->random_lost++; continue; }
+        if ((d->loss > 0 || d->ge) && has_payload(into, n)) {
+            int lost = lose(d);
+            d->loss_bursts += lost && !d->last_lost;
+            d->last_lost = lost;
+            if (lost) { d->random_lost++; continue; }
+        }
         int c = d->nfifo > 1 ? classify(into, n, d->by_dst) : 0;
         struct fifo *q = &d->q[c];
         d->free_head = d->next[slot];
@@ -250,8 +274,8 @@ static int bad(const char *what, const char *value, const char *accepted) {
 
 int main(int argc, char **argv) {
     if (argc < 5) {
-        fprintf(stderr, "usage: delay_line IF_A IF_B DELAY_A_TO_B_US DELAY_B_TO_A_US [loss=P] [seed=N] "
-                        "[PORT:A_TO_B_US:B_TO_A_US ...]\n");
+        fprintf(stderr, "usage: delay_line IF_A IF_B DELAY_A_TO_B_US DELAY_B_TO_A_US "
+                        "[loss=P | gemodel=P:R:LOSS_GOOD:LOSS_BAD] [seed=N] [PORT:A_TO_B_US:B_TO_A_US ...]\n");
         return 1;
     }
     static struct dir ab, ba;
@@ -273,6 +297,16 @@ int main(int argc, char **argv) {
             if (errno || end == argv[first] + 5 || *end || !(p >= 0 && p <= 1))
                 return bad("loss", argv[first] + 5, "accepted: a probability 0 to 1");
             ab.loss = p;
+        } else if (!strncmp(argv[first], "gemodel=", 8)) {
+            double v[4];
+            int used = 0;
+            if (sscanf(argv[first] + 8, "%lf:%lf:%lf:%lf%n", &v[0], &v[1], &v[2], &v[3], &used) != 4 ||
+                argv[first][8 + used] || !(v[0] > 0 && v[0] <= 1 && v[1] > 0 && v[1] <= 1) ||
+                !(v[2] >= 0 && v[2] <= 1 && v[3] >= 0 && v[3] <= 1))
+                return bad("gemodel", argv[first] + 8, "accepted: P:R:LOSS_GOOD:LOSS_BAD, P and R in (0, 1], "
+                                                       "the losses in [0, 1]");
+            ab.ge = 1;
+            ab.ge_p = v[0], ab.ge_r = v[1], ab.ge_loss_good = v[2], ab.ge_loss_bad = v[3];
         } else if (!strncmp(argv[first], "seed=", 5)) {
             long long v = number(argv[first] + 5, UINT64_MAX >> 1);
             if (v < 0) return bad("seed", argv[first] + 5, "accepted: a whole number >= 0");
@@ -344,7 +378,8 @@ int main(int argc, char **argv) {
             (unsigned long long)ab.dropped + sa.tp_drops, (unsigned long long)ba.dropped + sb.tp_drops);
     fprintf(stderr, "delay_line: default class a->b %llu b->a %llu\n", (unsigned long long)ab.defaulted,
             (unsigned long long)ba.defaulted);
-    fprintf(stderr, "delay_line: random loss a->b %llu\n", (unsigned long long)ab.random_lost);
+    fprintf(stderr, "delay_line: random loss a->b %llu bursts %llu\n", (unsigned long long)ab.random_lost,
+            (unsigned long long)ab.loss_bursts);
     for (int i = 0; i < 2; i++) {
         struct dir *d = i ? &ba : &ab;
         fprintf(stderr, "delay_line: late %s frames %llu mean_ns %llu max_ns %llu over_1ms %llu\n",
