@@ -1,7 +1,7 @@
 """The figures of docs/linux.md: the delay line's accuracy, the testbed's rate ceiling, and the
 first comparison of the kernel's reno and cubic with the simulator's Linux profile.
 
-    sudo PYTHONPATH=python python docs/linux/measure.py [delay|ceiling|compare ...] [--reps N]
+    sudo PYTHONPATH=python python docs/linux/measure.py [delay|ceiling|compare ...] [--reps N] [--idle-qos on|off|both]
 
 Prints markdown tables (and the load average, since every figure is real time on a shared
 machine). Takes about 4 minutes with the default 3 repetitions.
@@ -234,18 +234,24 @@ def evidence_tcpgt_gso1(reps: int) -> None:
     evidence_tcpgt(reps)
 
 
-def evidence_tcpgt(reps: int) -> None:
+def evidence_tcpgt(reps: int, idle_qos: str = "on") -> None:
     """What triggers the one-flow cclab_tcpgt's decreases: one flow, 50Mbps, 40 ms, 30 s, 20 ms
     samples. A decrease is a window drop of 5 packets or more between two samples. TCP-GT decreases
     when TR exceeds rtt_min by 0.05 TR rtt_base / rtt = 2.5 ms at 40 ms, 10.4 packets of queue at
     50 Mbit/s: a decrease with less queue than that in the 200 ms before it was set off by delay
-    the bottleneck queue did not make."""
+    the bottleneck queue did not make. ``idle_qos``: the Linux runs hold the testbed's CPU latency
+    request (on), not (off), or each in turn (both; docs/linux.md, "Idle cores")."""
+    from cclab.linux.testbed import Testbed
+
     print(f"\n### Evidence: TCP-GT's decreases, 1 flow, 50Mbps, 40 ms, 30 s, over [10 s, 30 s] ({load()})\n")
     print("| run | decreases | with < 10.4 packets queued in the 200 ms before | window before them (packets) "
-          "| largest queue before them (packets) | cwnd mean | goodput (Mbit/s) |")
-    print("|---|---:|---:|---|---|---:|---:|")
-    for name, eng, cc in [("sim (stack linux)", "sim", "tcp-gt")] + [(f"linux {i + 1}", "linux", "cclab_tcpgt")
-                                                                     for i in range(reps)]:
+          "| largest queue before them (packets) | cwnd mean | goodput (Mbit/s) | relay frames over 1 ms late |")
+    print("|---|---:|---:|---|---|---:|---:|---:|")
+    settings = {"on": (True,), "off": (False,), "both": (True, False)}[idle_qos]
+    for name, eng, cc, qos in [("sim (stack linux)", "sim", "tcp-gt", True)] + [
+            (f"linux {i + 1}, CPU latency request {'held' if q else 'not held'}", "linux", "cclab_tcpgt", q)
+            for i in range(reps) for q in settings]:
+        Testbed.cpu_latency_qos = qos
         sc = scenario_n("50Mbps", 40, cc, 1, 30, 10, stack="linux" if eng == "sim" else "cclab")
         sc["sample_interval"] = "20ms"
         with warnings.catch_warnings():
@@ -258,7 +264,9 @@ def evidence_tcpgt(reps: int) -> None:
         qmax = [float(np.nanmax(q[max(0, i - 10):i + 1])) for i in idx]
         print(f"| {name} | {len(idx)} | {sum(x < 10.4 for x in qmax)} | {', '.join(f'{c[i - 1]:.0f}' for i in idx)} "
               f"| {', '.join(f'{x:.0f}' for x in qmax)} | {np.nanmean(c):.1f} "
-              f"| {r.summary()['total_goodput_bps'] / 1e6:.2f} |")
+              f"| {r.summary()['total_goodput_bps'] / 1e6:.2f} | {r.summary().get('linux_relay_late_over_1ms', float('nan')):.0f} |",
+              flush=True)
+    Testbed.cpu_latency_qos = True
 
 
 def _tcpgt_trace(results: list, names: list) -> None:
@@ -311,13 +319,15 @@ if __name__ == "__main__":
     ap = argparse.ArgumentParser()
     ap.add_argument("what", nargs="*", default=["delay", "ceiling", "compare"])
     ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--idle-qos", choices=("on", "off", "both"), default="on",
+                    help="evidence_tcpgt: hold the testbed's CPU latency request, not, or each in turn")
     a = ap.parse_args()
     for w in a.what:
         {"delay": lambda: delay(), "ceiling": lambda: ceiling(a.reps), "compare": lambda: compare(a.reps),
          "compare_bpf": lambda: compare_bpf(a.reps), "compare_papers": lambda: compare_papers(a.reps),
          "compare_small_buffer": lambda: compare_small_buffer(a.reps), "evidence_ghstcp": evidence_ghstcp,
          "limited": lambda: limited(a.reps), "ghstcp_mode": lambda: ghstcp_mode(a.reps),
-         "compare_tcpgt": lambda: compare_tcpgt(a.reps), "evidence_tcpgt": lambda: evidence_tcpgt(a.reps),
+         "compare_tcpgt": lambda: compare_tcpgt(a.reps), "evidence_tcpgt": lambda: evidence_tcpgt(a.reps, a.idle_qos),
          "evidence_tcpgt_gso1": lambda: evidence_tcpgt_gso1(a.reps),
          "compare_tcpgt_gso1": lambda: compare_tcpgt_gso1(a.reps)}[w]()
     print(f"\n({load()} at the end)")

@@ -1,6 +1,7 @@
 """docs/linux.md, "RTT fairness on Linux": paper 001's 40 ms against 120 ms point, run by run.
 
     sudo PYTHONPATH=python python docs/linux/measure_rtt_fairness.py [--reps N] [--gso1] [--save DIR]
+        [--idle-qos on|off|both]
     PYTHONPATH=python python docs/linux/measure_rtt_fairness.py --reductions DIR [DIR ...]
 
 `cclab compare` gives means and ranges; this prints each run: both flows' goodput over
@@ -11,6 +12,8 @@ lateness and losses; then, per Linux run, the loss episodes beside the times the
 woke more than 2 ms late. The simulator runs the scenarios as `cclab compare` does (stack =
 "linux"). ``--gso1``: the sender's veth takes skbs of one segment (``Testbed.gso_max_segs``),
 so TCP's multi-segment skbs no longer leave as back-to-back bursts (evidence runs only).
+``--idle-qos``: the Linux runs hold the testbed's CPU latency request (on, the default), not
+(off), or each in turn (both; docs/linux.md, "Idle cores"); a run's label says which.
 """
 
 from __future__ import annotations
@@ -74,7 +77,7 @@ def reduction_table(folders: list[Path]) -> None:
                   f"| {', '.join(map(str, r1))} ({len(r1)}) |")
 
 
-def spells_beside_losses(cc: str, run: int, res: cclab.Result) -> str:
+def spells_beside_losses(cc: str, run: int | str, res: cclab.Result) -> str:
     """One markdown row: the loss episodes after the warmup (time s: drops) and the delay line's
     spells of lateness over 2 ms in the whole run (time s: worst ms, direction)."""
     q = res.queue_series
@@ -85,7 +88,7 @@ def spells_beside_losses(cc: str, run: int, res: cclab.Result) -> str:
     return f"| {cc} | {run} | {drops} | {late or '-'} |"
 
 
-def row(cc: str, engine: str, run: int, res: cclab.Result) -> None:
+def row(cc: str, engine: str, run: int | str, res: cclab.Result) -> None:
     f = res.flows.set_index("flow")
     g0, g1 = f.loc[0, "goodput_bps"] / 1e6, f.loc[1, "goodput_bps"] / 1e6
     ep = loss_episodes(res)
@@ -97,7 +100,10 @@ def row(cc: str, engine: str, run: int, res: cclab.Result) -> None:
           f"| {len(ep)} | {sum(ep) / len(ep) if ep else 0:.1f} | {late} |")
 
 
-def main(reps: int, save: Path | None) -> None:
+def main(reps: int, save: Path | None, idle_qos: str = "on") -> None:
+    from cclab.linux.testbed import Testbed
+
+    settings = {"on": (True,), "off": (False,), "both": (True, False)}[idle_qos]
     print(f"\n### RTT fairness, 40 ms against 120 ms, 100 Mbit/s, 333 packets, 80 s, over [20 s, 80 s] "
           f"(load average {' '.join(f'{x:.2f}' for x in os.getloadavg())})\n")
     print("| cc | engine | run | 40 ms flow (Mbit/s) | 120 ms flow (Mbit/s) | difference (Mbit/s) | retransmits 40 ms "
@@ -112,11 +118,15 @@ def main(reps: int, save: Path | None) -> None:
         cc = sc["flows"][0]["cc"]
         row(cc, "sim (stack linux)", 1, sim)
         for i in range(reps):
-            res = cclab.run(sc, seed=1, engine="linux")
-            if save is not None:
-                res.save(save / f"{name}-{i + 1}")
-            row(cc, "linux", i + 1, res)
-            beside.append(spells_beside_losses(cc, i + 1, res))
+            for qos in settings:
+                Testbed.cpu_latency_qos = qos
+                res = cclab.run(sc, seed=1, engine="linux")
+                label = f"{i + 1}" + ("" if len(settings) == 1 else (" held" if qos else " not held"))
+                if save is not None:
+                    res.save(save / f"{name}-{label.replace(' ', '-')}")
+                row(cc, "linux", label, res)
+                beside.append(spells_beside_losses(cc, label, res))
+        Testbed.cpu_latency_qos = True
     print(f"\n(load average {' '.join(f'{x:.2f}' for x in os.getloadavg())} at the end)\n")
     print("| cc | Linux run | loss episodes after 20 s (time s: drops per 100 ms sample) "
           "| delay line late over 2 ms (time s: worst ms, direction) |")
@@ -128,6 +138,7 @@ if __name__ == "__main__":
     ap = argparse.ArgumentParser()
     ap.add_argument("--reps", type=int, default=2)
     ap.add_argument("--gso1", action="store_true")
+    ap.add_argument("--idle-qos", choices=("on", "off", "both"), default="on")
     ap.add_argument("--save", type=Path)
     ap.add_argument("--reductions", type=Path, nargs="+", metavar="DIR",
                     help="print which flow reduced its window when, from folders --save wrote")
@@ -140,4 +151,4 @@ if __name__ == "__main__":
 
         Testbed.gso_max_segs = 1
         print("\n(sender veth: gso_max_segs 1)")
-    main(a.reps, a.save)
+    main(a.reps, a.save, a.idle_qos)
