@@ -88,6 +88,30 @@ def spells_beside_losses(cc: str, run: int | str, res: cclab.Result) -> str:
     return f"| {cc} | {run} | {drops} | {late or '-'} |"
 
 
+def big_episodes_beside_stalls(cc: str, run: int | str, res: cclab.Result, big: int = 10,
+                               stall_s: float = 0.003, before_s: float = 0.2) -> str:
+    """One markdown row: each loss episode after the warmup with ``big`` drops or more, and the
+    worst spell of the delay line (late over ``stall_s``) that started up to ``before_s`` before
+    the episode's first 100 ms sample (the sample counts the drops of the 100 ms before it)."""
+    q = res.queue_series
+    q = q[q.link == q.link.iloc[0]].set_index("time_s").drops.diff().fillna(0)
+    eps: list[tuple[float, int]] = []
+    for t, d in q[(q > 0) & (q.index > WARMUP)].items():
+        if eps and t - eps[-1][2] < 0.3:
+            eps[-1] = (eps[-1][0], eps[-1][1] + int(d), t)
+        else:
+            eps.append((t, int(d), t))
+    spells = getattr(res, "linux_relay_late_spells", [])
+    cells, beside = [], 0
+    for start, drops, _ in eps:
+        if drops < big:
+            continue
+        near = [w for _, ts, w in spells if start - 0.1 - before_s <= ts <= start and w > stall_s]
+        beside += bool(near)
+        cells.append(f"{start:.1f} s: {drops} ({max(near) * 1e3:.1f} ms)" if near else f"{start:.1f} s: {drops} (none)")
+    return f"| {cc} | {run} | {len(cells)} | {beside} | {', '.join(cells) or '-'} |"
+
+
 def row(cc: str, engine: str, run: int | str, res: cclab.Result) -> None:
     f = res.flows.set_index("flow")
     g0, g1 = f.loc[0, "goodput_bps"] / 1e6, f.loc[1, "goodput_bps"] / 1e6
@@ -110,6 +134,7 @@ def main(reps: int, save: Path | None, idle_qos: str = "on") -> None:
           "| retransmits 120 ms | drops after 20 s | loss episodes | drops per episode | relay late max / frames over 1 ms / lost |")
     print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
     beside: list[str] = []
+    big: list[str] = []
     for name in ("hrf", "reno"):
         sc = cclab.load_scenario(HERE / f"rtt-fairness-{name}.toml")
         with warnings.catch_warnings():
@@ -126,12 +151,17 @@ def main(reps: int, save: Path | None, idle_qos: str = "on") -> None:
                     res.save(save / f"{name}-{label.replace(' ', '-')}")
                 row(cc, "linux", label, res)
                 beside.append(spells_beside_losses(cc, label, res))
+                big.append(big_episodes_beside_stalls(cc, label, res))
         Testbed.cpu_latency_qos = True
     print(f"\n(load average {' '.join(f'{x:.2f}' for x in os.getloadavg())} at the end)\n")
     print("| cc | Linux run | loss episodes after 20 s (time s: drops per 100 ms sample) "
           "| delay line late over 2 ms (time s: worst ms, direction) |")
     print("|---|---:|---|---|")
     print("\n".join(beside))
+    print("\n| cc | Linux run | episodes with 10 or more drops | of them after a stall over 3 ms "
+          "| each: start (drops; the worst such stall up to 0.3 s before the sample) |")
+    print("|---|---:|---:|---:|---|")
+    print("\n".join(big))
 
 
 if __name__ == "__main__":
