@@ -241,13 +241,11 @@ def evidence_tcpgt(reps: int, idle_qos: str = "on") -> None:
     50 Mbit/s: a decrease with less queue than that in the 200 ms before it was set off by delay
     the bottleneck queue did not make. ``idle_qos``: the Linux runs hold the testbed's CPU latency
     request (on), not (off), or each in turn (both; docs/linux.md, "Idle cores")."""
-    from cclab.linux.testbed import Testbed
-
     print(f"\n### Evidence: TCP-GT's decreases, 1 flow, 50Mbps, 40 ms, 30 s, over [10 s, 30 s] ({load()})\n")
     print("| run | decreases | with < 10.4 packets queued in the 200 ms before | window before them (packets) "
           "| largest queue before them (packets) | cwnd mean | goodput (Mbit/s) | relay frames over 1 ms late |")
     print("|---|---:|---:|---|---|---:|---:|---:|")
-    settings = {"on": (True,), "off": (False,), "both": (True, False)}[idle_qos]
+    settings = Testbed.IDLE_QOS[idle_qos]
     for name, eng, cc, qos in [("sim (stack linux)", "sim", "tcp-gt", True)] + [
             (f"linux {i + 1}, CPU latency request {'held' if q else 'not held'}", "linux", "cclab_tcpgt", q)
             for i in range(reps) for q in settings]:

@@ -157,7 +157,7 @@ def late(reps: int, rate: str, rtts: tuple[int, int], duration: float, idle_qos:
     print("| round trips | relay classes | CPU latency request | load (1 min) | late mean (us) | late max (ms) "
           "| frames over 1 ms | frames relayed | bottleneck utilization |")
     print("|---|---:|---|---:|---:|---:|---:|---:|---:|")
-    settings = {"on": (True,), "off": (False,), "both": (True, False)}[idle_qos]
+    settings = Testbed.IDLE_QOS[idle_qos]
     for _ in range(reps):
         for (rtt1, n), qos in ((c, q) for c in ((rtts[1], 2), (rtts[0], 1)) for q in settings):
             Testbed.cpu_latency_qos = qos

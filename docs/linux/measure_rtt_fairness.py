@@ -127,7 +127,7 @@ def row(cc: str, engine: str, run: int | str, res: cclab.Result) -> None:
 def main(reps: int, save: Path | None, idle_qos: str = "on") -> None:
     from cclab.linux.testbed import Testbed
 
-    settings = {"on": (True,), "off": (False,), "both": (True, False)}[idle_qos]
+    settings = Testbed.IDLE_QOS[idle_qos]
     print(f"\n### RTT fairness, 40 ms against 120 ms, 100 Mbit/s, 333 packets, 80 s, over [20 s, 80 s] "
           f"(load average {' '.join(f'{x:.2f}' for x in os.getloadavg())})\n")
     print("| cc | engine | run | 40 ms flow (Mbit/s) | 120 ms flow (Mbit/s) | difference (Mbit/s) | retransmits 40 ms "

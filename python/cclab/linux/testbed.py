@@ -87,6 +87,8 @@ class Testbed:
     #: Hold the 0 us CPU latency request while up (the module's docstring says why). Set to False
     #: for evidence runs only (docs/linux/measure_rtt.py --late ... --idle-qos both).
     cpu_latency_qos: bool = True
+    #: The evidence scripts' ``--idle-qos`` choices: the ``cpu_latency_qos`` settings each runs in turn.
+    IDLE_QOS = {"on": (True,), "off": (False,), "both": (True, False)}
 
     def __init__(self, rate_bps: float, limit_pkts: Optional[int], limit_bytes: Optional[int],
                  delay_fwd_s: float, delay_rev_s: float, mtu: int = 1500,
