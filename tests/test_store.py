@@ -99,6 +99,31 @@ def test_a_run_with_ns2s_red_is_keyed_on_that_queue_variants_version_too(quick, 
     assert (run_key(plain, 1), run_key(quick, 1)) == keys[1:]
 
 
+def test_a_run_with_a_flow_that_sets_its_own_window_is_keyed_on_the_cong_control_version(quick, monkeypatch):
+    from cclab.store import result_versions
+
+    def with_cc(cc, **params):
+        groups = [dict(g, cc=cc, **({"cc_params": params} if params else {})) for g in quick["flows"]]
+        return dict(quick, flows=groups)
+
+    bbr, bbr3, wrapped = with_cc("bbr"), with_cc("bbr3", beta=76.0), with_cc("bbr+ktcp")
+    web = dict(quick, web={"cc": "bbr"})
+    cubic, bad = with_cc("cubic"), with_cc("bbr", no_such_param=1.0)
+    v = _core.CONG_CONTROL_VERSION
+    assert v >= 1
+    for sc in (bbr, bbr3, wrapped, web):
+        assert result_versions(sc) == [_core.RESULT_VERSION, {"cong_control": v}], sc["flows"][0]
+    # Under a stack profile the two versions sit side by side.
+    ns2 = dict(bbr, flows=[dict(g, stack="ns2") for g in bbr["flows"]])
+    assert result_versions(ns2) == [_core.RESULT_VERSION, {"cong_control": v, "ns2": _core.stack_versions()["ns2"]}]
+    # An algorithm that grows the window per ACK, and one that does not build, are not keyed on it.
+    assert result_versions(cubic) == result_versions(quick) == result_versions(bad) == [_core.RESULT_VERSION]
+    keys = run_key(bbr, 1), run_key(cubic, 1), run_key(quick, 1)
+    monkeypatch.setattr(_core, "CONG_CONTROL_VERSION", v + 1)
+    assert run_key(bbr, 1) != keys[0]
+    assert (run_key(cubic, 1), run_key(quick, 1)) == keys[1:]
+
+
 def test_a_damaged_entry_is_a_miss_and_is_replaced(quick, tmp_path):
     quick["duration"] = "2s"
     store = RunStore(tmp_path)

@@ -411,6 +411,7 @@ def _versions() -> tuple:
     stacks = sorted(_core.stack_versions().items())
     stacks += sorted((f"{k} overhead", v) for k, v in _core.stack_overhead_versions().items())
     stacks += sorted((f"queue {k}", v) for k, v in _core.queue_versions().items())
+    stacks.append(("cong_control", int(_core.CONG_CONTROL_VERSION)))
     return (_core.__version__, int(_core.RESULT_VERSION), stacks)
 
 

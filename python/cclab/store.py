@@ -9,7 +9,9 @@ version (``cclab._core.stack_versions()``), bumped when a change moves only the
 results under it (and, for a run whose groups under such a profile have a send ``overhead``,
 the version of the profile's overhead, ``cclab._core.stack_overhead_versions()``), and, for a
 run with a queue variant that has a version of its own (RED with ``ns2 = 1``), that version
-(``cclab._core.queue_versions()``). The store keys each finished run on exactly those, so rebuilding the core (``pip install .``) keeps every run
+(``cclab._core.queue_versions()``), and, for a run with a flow whose algorithm sets the window
+from rate samples (bbr, bbr3, a ``cong_control`` hook), the version of the sender's side of
+those (``cclab._core.CONG_CONTROL_VERSION``). The store keys each finished run on exactly those, so rebuilding the core (``pip install .``) keeps every run
 whose results cannot have changed, and a change of what an experiment keeps of
 a run (its ``measure``) reads the stored result instead of simulating again.
 
@@ -80,6 +82,25 @@ def _queue_variants(scenario: Mapping[str, Any]) -> set:
     return out
 
 
+def _has_cong_control(scenario: Mapping[str, Any]) -> bool:
+    """Whether a flow group or the web traffic of ``scenario`` runs an algorithm that sets the
+    window from rate samples (``cong_control``)."""
+    groups = scenario.get("flows")
+    named = [g for g in groups if isinstance(g, Mapping)] if isinstance(groups, list) else []
+    web = scenario.get("web")
+    if isinstance(web, Mapping):
+        named.append(web)
+    for g in named:
+        name, params = g.get("cc"), g.get("cc_params")
+        if not isinstance(name, str):
+            continue
+        ok = isinstance(params, Mapping) and all(isinstance(k, str) and isinstance(v, (int, float))
+                                                  and not isinstance(v, bool) for k, v in params.items())
+        if _core.uses_rate_samples(name, {k: float(v) for k, v in params.items()} if ok else None):
+            return True
+    return False
+
+
 def result_versions(scenario: Mapping[str, Any]) -> list:
     """The versions a run's results depend on: the core's RESULT_VERSION, then, if the scenario
     names stack profiles with versions of their own, those versions by name. A scenario that
@@ -99,6 +120,10 @@ def result_versions(scenario: Mapping[str, Any]) -> list:
     for name in sorted(_queue_variants(scenario)):
         if queues.get(name, 0) > 0:
             own[f"queue {name}"] = queues[name]
+    # The flows whose algorithm sets the window from rate samples (bbr, bbr3) follow a version
+    # of their own too (crates/cclab-sim/src/tcp/mod.rs, CONG_CONTROL_VERSION).
+    if _has_cong_control(scenario):
+        own["cong_control"] = int(_core.CONG_CONTROL_VERSION)
     out: list = [int(_core.RESULT_VERSION)] + ([own] if own else [])
     # An algorithm registered at run time (a Python class, a plugin) changes with its code, not
     # with RESULT_VERSION: its source's or library's digest is part of the key (cclab.cc).

@@ -495,6 +495,14 @@ fn queue_versions() -> std::collections::BTreeMap<&'static str, u32> {
     cclab_sim::queue::VARIANT_VERSIONS.iter().copied().collect()
 }
 
+/// Whether the algorithm `name` with `params` sets the window from rate samples (its results
+/// then follow `CONG_CONTROL_VERSION` too); `False` for one that does not build.
+#[pyfunction]
+#[pyo3(signature = (name, params = None))]
+fn uses_rate_samples(name: &str, params: Option<std::collections::BTreeMap<String, f64>>) -> PyResult<bool> {
+    guard(|| cclab_sim::cc::uses_rate_samples(name, &params.unwrap_or_default()))
+}
+
 /// Each stack profile's version of the results of runs with a send overhead
 /// (`StackProfile::overhead_version`), by name, for the profiles that have one: part of the
 /// key of a cached run that names the stack and gives its flows an overhead.
@@ -534,6 +542,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(stack_versions, m)?)?;
     m.add_function(wrap_pyfunction!(stack_overhead_versions, m)?)?;
     m.add_function(wrap_pyfunction!(queue_versions, m)?)?;
+    m.add_function(wrap_pyfunction!(uses_rate_samples, m)?)?;
+    m.add("CONG_CONTROL_VERSION", cclab_sim::tcp::CONG_CONTROL_VERSION)?;
     m.add_function(wrap_pyfunction!(memory_budget, m)?)?;
     m.add_function(wrap_pyfunction!(quantity, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

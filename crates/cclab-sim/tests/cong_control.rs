@@ -14,21 +14,28 @@ struct Seen {
     sends: Vec<(SimTime, u64)>,
     cong_avoid_calls: u64,
     cong_control_calls: u64,
+    /// The window the sender showed `set_state` and `cwnd_event`, call by call.
+    shown: Vec<f64>,
 }
 
 thread_local! {
     static SEEN: RefCell<Seen> = RefCell::new(Seen::default());
 }
 
-/// A fixed window and an optional fixed pacing rate, from the first segment on.
-struct Fixed(CongControl);
+/// A fixed window and an optional fixed pacing rate, from the first segment on; the
+/// `ssthresh` it answers a loss with (0: the window).
+struct Fixed(CongControl, f64);
 
 impl CongestionControl for Fixed {
     fn name(&self) -> &str {
         "fixed"
     }
     fn ssthresh(&mut self, v: &SenderView) -> f64 {
-        v.cwnd
+        if self.1 > 0.0 {
+            self.1
+        } else {
+            v.cwnd
+        }
     }
     fn cong_avoid(&mut self, v: &SenderView, _acked: u32) -> f64 {
         SEEN.with(|s| s.borrow_mut().cong_avoid_calls += 1);
@@ -40,6 +47,12 @@ impl CongestionControl for Fixed {
     }
     fn init(&mut self, _v: &SenderView) -> Option<CongControl> {
         Some(self.0)
+    }
+    fn set_state(&mut self, v: &SenderView, _new: cc::CaState) {
+        SEEN.with(|s| s.borrow_mut().shown.push(v.cwnd));
+    }
+    fn cwnd_event(&mut self, v: &SenderView, _ev: cc::CwndEvent) {
+        SEEN.with(|s| s.borrow_mut().shown.push(v.cwnd));
     }
     fn cong_control(&mut self, _v: &SenderView, _rs: &RateSample) -> Option<CongControl> {
         SEEN.with(|s| s.borrow_mut().cong_control_calls += 1);
@@ -54,9 +67,10 @@ fn fixed(p: &Params) -> Result<Box<dyn CongestionControl>, cc::ParamError> {
     let mut r = ParamReader::new(p);
     let cwnd = r.get("cwnd", 10.0, 1.0, 1e6)?;
     let kbps = r.get("pacing_kbps", 0.0, 0.0, 1e9)?;
+    let ssthresh = r.get("ssthresh", 0.0, 0.0, 1e9)?;
     r.finish()?;
     let pacing_rate = (kbps > 0.0).then_some(Rate((kbps * 1e3) as u64));
-    Ok(Box::new(Fixed(CongControl { cwnd, pacing_rate, mark_app_limited: false })))
+    Ok(Box::new(Fixed(CongControl { cwnd, pacing_rate, mark_app_limited: false }, ssthresh)))
 }
 
 fn register() {
@@ -71,6 +85,11 @@ fn register() {
 
 /// 10 Mbit/s, 5 ms each way, a 100-packet buffer; one flow with the given parameters.
 fn run(params: &str) -> (cclab_sim::Simulation, Seen) {
+    run_with(params, "")
+}
+
+/// As `run`, with `link` added to the link's fields (`, loss = 0.02`).
+fn run_with(params: &str, link: &str) -> (cclab_sim::Simulation, Seen) {
     register();
     let text = format!(
         r#"
@@ -78,7 +97,7 @@ fn run(params: &str) -> (cclab_sim::Simulation, Seen) {
         [topology]
         kind = "graph"
         nodes = ["a", "b"]
-        links = [{{ from = "a", to = "b", rate = "10Mbps", delay = "5ms", buffer = "100pkts" }}]
+        links = [{{ from = "a", to = "b", rate = "10Mbps", delay = "5ms", buffer = "100pkts"{link} }}]
         [[flows]]
         cc = "fixed"
         cc_params = {{ {params} }}
@@ -126,4 +145,18 @@ fn without_a_pacing_rate_the_window_leaves_at_once() {
     let (_, seen) = run("cwnd = 30");
     // The first window leaves at t = 0, back to back.
     assert_eq!(seen.sends.iter().take_while(|&&(t, _)| t == SimTime::ZERO).count(), 30);
+}
+
+#[test]
+fn a_loss_response_leaves_the_window_to_cong_control() {
+    // Linux skips its window reduction (tcp_cwnd_reduction, tcp_end_cwnd_reduction) for an
+    // algorithm with cong_control: entering and leaving recovery show it the window it set,
+    // even when its ssthresh (here 2 packets; BBR's is infinite) would say otherwise (BBR saves
+    // the window it is shown on a state change, and restores it when recovery ends).
+    let (sim, seen) = run_with("cwnd = 20, ssthresh = 2", ", loss = 0.02");
+    let stats = &sim.flows[0].sender.stats;
+    assert!(stats.fast_retransmits > 5, "{} recoveries", stats.fast_retransmits);
+    assert!(seen.shown.len() > 10, "{} state changes and events", seen.shown.len());
+    let other: Vec<f64> = seen.shown.iter().copied().filter(|&w| w != 20.0).collect();
+    assert!(other.is_empty(), "windows shown besides 20: {other:?}");
 }

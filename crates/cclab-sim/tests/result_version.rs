@@ -20,10 +20,12 @@
 //! moves only the runs with a send overhead under a profile whose overhead has a version of
 //! its own (`StackProfile::overhead_version`) bumps that one; `stack NAME no overhead ...`
 //! runs guard the rest. Likewise a change that moves only the runs with a queue variant that has a
-//! version of its own (`queue::VARIANT_VERSIONS`: RED with `ns2 = 1`) bumps that version.
+//! version of its own (`queue::VARIANT_VERSIONS`: RED with `ns2 = 1`) bumps that version, and
+//! one that moves only the runs with a flow whose algorithm sets the window from rate samples
+//! (bbr, bbr3) bumps `tcp::CONG_CONTROL_VERSION`.
 
 use cclab_sim::queue::VARIANT_VERSIONS;
-use cclab_sim::tcp::StackProfile;
+use cclab_sim::tcp::{StackProfile, CONG_CONTROL_VERSION};
 use cclab_sim::{cc, dump, results, Scenario, RESULT_VERSION};
 use sha2::{Digest, Sha256};
 use std::collections::BTreeSet;
@@ -154,6 +156,17 @@ fn variants_of(text: &str) -> Vec<&'static str> {
     }
 }
 
+/// Whether a reference run has a flow whose algorithm sets the window from rate samples.
+fn has_cong_control(text: &str) -> bool {
+    let sc = Scenario::from_toml(text).unwrap_or_else(|e| panic!("{e}"));
+    let web = sc.web.iter().filter_map(|w| Some((w.cc.as_deref()?, &w.cc_params)));
+    sc.flows
+        .iter()
+        .map(|g| (g.cc.as_str(), &g.cc_params))
+        .chain(web)
+        .any(|(name, params)| cc::uses_rate_samples(name, &params.clone().unwrap_or_default()))
+}
+
 /// A dump line's key: `flows.goodput_bps`, `summary.jain_index`.
 fn key(line: &str) -> &str {
     line.split_once(':').map_or(line, |(k, _)| k)
@@ -192,6 +205,7 @@ fn record(version: u32, keys: &BTreeSet<String>, runs: &[(String, String)]) -> S
     for (name, v) in VARIANT_VERSIONS {
         s += &format!("queue {name} version {v}\n");
     }
+    s += &format!("cong_control version {CONG_CONTROL_VERSION}\n");
     s += "keys";
     for k in keys {
         s += &format!(" {k}");
@@ -247,6 +261,15 @@ fn a_change_of_results_comes_with_a_new_result_version() {
         .filter(|(_, vs)| vs.iter().any(|v| bumped_variants.contains(v)))
         .map(|(n, _)| n.clone())
         .collect();
+    // The reference runs with a flow that sets its window from rate samples, if that version was bumped.
+    let recorded_cong_control: u32 =
+        lines.iter().find_map(|l| l.strip_prefix("cong_control version ")).and_then(|v| v.parse().ok()).unwrap_or(0);
+    let cong_control_bumped = recorded_cong_control != CONG_CONTROL_VERSION;
+    let runs_with_cong_control: BTreeSet<String> = if cong_control_bumped {
+        reference_runs().into_iter().filter(|(_, text)| has_cong_control(text)).map(|(n, _)| n).collect()
+    } else {
+        BTreeSet::new()
+    };
     let bumped_overheads: Vec<&str> = StackProfile::ALL
         .iter()
         .filter(|p| p.overhead_version > 0 && overhead_versions.get(p.name) != Some(&p.overhead_version))
@@ -279,9 +302,15 @@ fn a_change_of_results_comes_with_a_new_result_version() {
         })
         // And by the bump of the version of a queue variant the run has.
         .filter(|n| !runs_with_variant.contains(*n))
+        // And by the bump of CONG_CONTROL_VERSION, if a flow of the run sets its window itself.
+        .filter(|n| !runs_with_cong_control.contains(*n))
         .collect();
     let stack_only = unexcused.iter().all(|n| stack_of(n).is_some());
     let variant_only = unexcused.iter().all(|n| variants.get(*n).is_some_and(|v| !v.is_empty()));
+    let cong_control_only = {
+        let texts: std::collections::BTreeMap<String, String> = reference_runs().into_iter().collect();
+        unexcused.iter().all(|n| texts.get(*n).is_some_and(|t| has_cong_control(t)))
+    };
     assert!(
         unexcused.is_empty(),
         "the results of {unexcused:?} changed but no version covering them was bumped: bump {} so that cached runs \
@@ -290,14 +319,21 @@ fn a_change_of_results_comes_with_a_new_result_version() {
             "the version of the stack named (StackProfile::version in src/tcp/profile.rs)"
         } else if variant_only {
             "the version of the queue variant they use (queue::VARIANT_VERSIONS in src/queue/mod.rs)"
+        } else if cong_control_only {
+            "the version of the flows that set the window from rate samples (CONG_CONTROL_VERSION in src/tcp/mod.rs)"
         } else {
             "RESULT_VERSION in src/lib.rs"
         }
     );
     assert!(
-        !default_bumped && bumped_stacks.is_empty() && bumped_overheads.is_empty() && bumped_variants.is_empty(),
+        !default_bumped
+            && bumped_stacks.is_empty()
+            && bumped_overheads.is_empty()
+            && bumped_variants.is_empty()
+            && !cong_control_bumped,
         "RESULT_VERSION is {RESULT_VERSION} (recorded {version}), stack versions bumped: {bumped_stacks:?}, stack \
-         overhead versions bumped: {bumped_overheads:?}, queue variant versions bumped: {bumped_variants:?}: record \
+         overhead versions bumped: {bumped_overheads:?}, queue variant versions bumped: {bumped_variants:?}, \
+         CONG_CONTROL_VERSION {CONG_CONTROL_VERSION} (recorded {recorded_cong_control}): record \
          the new digests in {RECORD} (run with CCLAB_BLESS=1)"
     );
     // A new reference run (a new algorithm, say) changes no earlier result, only the record.

@@ -374,6 +374,19 @@ pub fn split_params(p: &Params, prefix: &str) -> (Params, Params) {
     p.iter().map(|(k, v)| (k.clone(), *v)).partition(|(k, _)| k.starts_with(prefix))
 }
 
+/// Whether the algorithm `name` with `params` sets the window from rate samples
+/// (`uses_rate_samples`); `false` for a name or parameters that do not build.
+pub fn uses_rate_samples(name: &str, params: &Params) -> bool {
+    build(name, params).is_ok_and(|c| c.uses_rate_samples())
+}
+
+/// A window in packets as an algorithm that counts whole packets keeps it: Linux's `snd_cwnd`
+/// is a `u32`, so a window beyond that (an infinite ssthresh) is held at `u32::MAX`, not
+/// saturated to `u64::MAX`, where adding the packets an ACK delivers would overflow.
+pub fn whole_packets(cwnd: f64) -> u64 {
+    cwnd.floor().max(1.0).min(u32::MAX as f64) as u64
+}
+
 /// The registered algorithms' names, built-ins first.
 pub fn names() -> Vec<&'static str> {
     REGISTRY.names()

@@ -17,7 +17,7 @@ impl Sender {
         let v = self.view(now);
         // The algorithm's answer to an echo: a loss's for most, DCTCP's alpha reduction.
         self.ssthresh = self.cc.ecn_ssthresh(&v);
-        self.cwnd = self.ssthresh.max(1.0);
+        self.reduce_cwnd_to(self.ssthresh.max(1.0));
         self.ecn_recover = self.sb.high();
         self.send_cwr = true;
         self.stats.ecn_reductions += 1;

@@ -29,3 +29,13 @@ pub use receiver::{EcnFeedback, Receiver, ReceiverConfig};
 pub use recovery::Recovery;
 pub use rtt::RtoConfig;
 pub use sender::{Sender, Timer};
+
+/// The version of the results of flows whose algorithm sets the window from rate samples
+/// (`CongestionControl::uses_rate_samples`: bbr, bbr3, an add-on over either, a user algorithm
+/// with a `cong_control` hook), beside `crate::RESULT_VERSION`: a change that moves only those
+/// flows bumps it, which keys only the cached runs with such a flow (python/cclab/store.py),
+/// instead of discarding every cached run. `tests/result_version.rs` checks the bump.
+/// - 1: a loss response (SACK recovery's entry and exit, an ECN echo, a TLP-repaired loss)
+///   leaves such a flow's window alone, as Linux does (`Sender::reduce_cwnd_to`); before, BBR's
+///   infinite ssthresh became its window and, on leaving recovery, wrapped it to 4 packets.
+pub const CONG_CONTROL_VERSION: u32 = 1;

@@ -250,8 +250,9 @@ impl Sender {
         if d.lost > 0 {
             if self.state != CaState::Recovery {
                 self.enter_recovery(now, out);
-                if let Some(p) = &mut self.prr {
-                    // tcp_cwnd_reduction(sk, 1, 0): as if one packet were delivered.
+                if let Some(p) = self.prr.as_mut().filter(|_| !self.rate_samples) {
+                    // tcp_cwnd_reduction(sk, 1, 0): as if one packet were delivered; not for an
+                    // algorithm that sets the window itself (`cong_control`).
                     if let Some(w) = p.on_ack(self.ssthresh, self.sb.pipe(), 1, false, false) {
                         self.cwnd = w.max(1.0);
                     }

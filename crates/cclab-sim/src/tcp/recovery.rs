@@ -88,15 +88,27 @@ impl Sender {
         if self.cfg.stack.rearm_on_fast_retransmit {
             self.arm_timer(now); // ns-2 `reset_rtx_timer(1, 0)`; Linux re-arms on resending the head
         }
-        self.cwnd = match self.cfg.recovery {
+        let w = match self.cfg.recovery {
             Recovery::Sack => self.ssthresh,
             // Inflate by the segments that left the network (the duplicate ACKs).
             _ => self.ssthresh + self.cfg.dupthresh as f64,
         };
+        self.reduce_cwnd_to(w);
+    }
+
+    /// The window a loss response sets: the reduction's own (ssthresh, its inflation), except
+    /// for an algorithm that sets the window itself from rate samples (`cong_control`): Linux
+    /// skips its reduction for those (tcp_cwnd_reduction, tcp_end_cwnd_reduction) and the
+    /// algorithm's `ssthresh` may be infinite (BBR's is), which must not become the window
+    /// (`tcp::CONG_CONTROL_VERSION` 1).
+    pub(super) fn reduce_cwnd_to(&mut self, w: f64) {
+        if !self.rate_samples {
+            self.cwnd = w;
+        }
     }
 
     pub(super) fn exit_recovery(&mut self, now: SimTime) {
-        self.cwnd = self.ssthresh;
+        self.reduce_cwnd_to(self.ssthresh);
         self.prr = None;
         self.set_state(now, CaState::Open);
         let v = self.view(now);

@@ -119,7 +119,7 @@ impl Sender {
         self.sack1.hold = true;
         self.xmit_or_hold(una, now, out);
         self.arm_timer(now);
-        self.cwnd = self.ssthresh;
+        self.reduce_cwnd_to(self.ssthresh);
     }
 
     /// tcp-sack1.cc `send_much` during recovery: while `pipe < int(cwnd)`, the next hole

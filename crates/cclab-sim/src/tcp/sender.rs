@@ -96,7 +96,7 @@ pub struct Sender {
     /// Delivery-rate estimation (Linux `tcp_rate.c`), kept only when the algorithm
     /// `uses_rate_samples`.
     pub rate: RateEstimator,
-    rate_samples: bool,
+    pub(super) rate_samples: bool,
     /// The window limited the last flight (Linux `tp->is_cwnd_limited`, `cwnd_usage_seq`):
     /// kept for an algorithm that `uses_rate_samples`.
     pub(super) is_cwnd_limited: bool,

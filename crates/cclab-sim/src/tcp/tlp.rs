@@ -89,7 +89,7 @@ impl Sender {
             // The ACK covers data sent after the probe: the probe repaired a loss.
             let v = self.view(now);
             self.ssthresh = self.cc.ssthresh(&v);
-            self.cwnd = self.ssthresh.max(1.0);
+            self.reduce_cwnd_to(self.ssthresh.max(1.0));
             self.probe = None;
         } else if !news {
             self.probe = None; // the original and the probe both arrived: no loss

@@ -175,7 +175,7 @@ impl Bbr {
                 let target = self.quantization_budget(v, target);
                 if self.full_bw_reached {
                     // Only cut cwnd once the pipe was filled.
-                    cwnd = (cwnd + acked).min(target);
+                    cwnd = cwnd.saturating_add(acked).min(target);
                 } else if cwnd < target || v.delivered < TCP_INIT_CWND {
                     cwnd += acked;
                 }

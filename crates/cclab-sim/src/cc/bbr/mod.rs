@@ -183,7 +183,7 @@ impl CongestionControl for Bbr {
 
     /// `bbr_ssthresh`: saves the window for after recovery; the threshold stays.
     fn ssthresh(&mut self, v: &SenderView) -> f64 {
-        self.cwnd = v.cwnd.floor().max(1.0) as u64;
+        self.cwnd = crate::cc::whole_packets(v.cwnd);
         self.save_cwnd();
         v.ssthresh
     }
@@ -211,7 +211,7 @@ impl CongestionControl for Bbr {
     }
 
     fn cong_control(&mut self, v: &SenderView, rs: &RateSample) -> Option<CongControl> {
-        self.cwnd = v.cwnd.floor().max(1.0) as u64;
+        self.cwnd = crate::cc::whole_packets(v.cwnd);
         self.mss = v.mss;
         self.main(v, rs);
         Some(self.control())
@@ -219,7 +219,7 @@ impl CongestionControl for Bbr {
 
     fn cwnd_event_control(&mut self, v: &SenderView, ev: CwndEvent) -> Option<CongControl> {
         if ev == CwndEvent::TxStart && v.app_limited {
-            self.cwnd = v.cwnd.floor().max(1.0) as u64;
+            self.cwnd = crate::cc::whole_packets(v.cwnd);
             self.restart_from_idle(v);
             return Some(self.control());
         }

@@ -143,7 +143,7 @@ impl Bbr {
         self.min_rtt = MinRtt::new((v.rtt_min > SimTime::ZERO).then_some(v.rtt_min), v.now);
         self.bw.reset(self.rtt_cnt, 0.0);
         self.has_seen_rtt = false;
-        self.cwnd = v.cwnd.floor().max(1.0) as u64;
+        self.cwnd = crate::cc::whole_packets(v.cwnd);
         self.mss = v.mss;
         self.init_pacing_rate_from_rtt(v);
         self.round_start = false;

@@ -131,7 +131,7 @@ impl Bbr3 {
             let target = self.bdp(bw, gain) + self.ack_aggregation_cwnd();
             let target = self.quantization_budget(v, target);
             if self.full_bw_reached {
-                cwnd = (cwnd + acked).min(target);
+                cwnd = cwnd.saturating_add(acked).min(target);
             } else if cwnd < target || cwnd < 2 * self.init_cwnd {
                 cwnd += acked;
             }

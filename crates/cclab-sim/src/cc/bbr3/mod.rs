@@ -194,7 +194,7 @@ impl CongestionControl for Bbr3 {
 
     /// `bbr_ssthresh`: saves the window and, for an undo, the bounds; the threshold stays.
     fn ssthresh(&mut self, v: &SenderView) -> f64 {
-        self.cwnd = v.cwnd.floor().max(1.0) as u64;
+        self.cwnd = crate::cc::whole_packets(v.cwnd);
         self.save_cwnd();
         self.undo = (self.bw_lo, self.inflight_lo, self.inflight_hi);
         v.ssthresh
@@ -230,7 +230,7 @@ impl CongestionControl for Bbr3 {
     }
 
     fn cong_control(&mut self, v: &SenderView, rs: &RateSample) -> Option<CongControl> {
-        self.cwnd = v.cwnd.floor().max(1.0) as u64;
+        self.cwnd = crate::cc::whole_packets(v.cwnd);
         if std::mem::take(&mut self.restore_cwnd) {
             // `bbr_exit_loss_recovery`, which Linux runs inside `set_state`.
             self.cwnd = self.cwnd.max(self.prior_cwnd);
@@ -242,7 +242,7 @@ impl CongestionControl for Bbr3 {
 
     fn cwnd_event_control(&mut self, v: &SenderView, ev: CwndEvent) -> Option<CongControl> {
         if ev == CwndEvent::TxStart && v.app_limited {
-            self.cwnd = v.cwnd.floor().max(1.0) as u64;
+            self.cwnd = crate::cc::whole_packets(v.cwnd);
             self.restart_from_idle(v);
             return Some(self.control());
         }

@@ -221,7 +221,7 @@ impl Bbr3 {
         let cfg = self.cfg;
         let rng = self.rng.clone();
         *self = Bbr3::new(cfg, rng);
-        self.cwnd = v.cwnd.floor().max(1.0) as u64;
+        self.cwnd = crate::cc::whole_packets(v.cwnd);
         self.init_cwnd = self.cwnd.min(0x7f);
         self.mss = v.mss;
         self.next_rtt_delivered = v.delivered;
@@ -451,7 +451,7 @@ impl Bbr3 {
             self.prev_ca_state = CaState::Loss;
             self.reset_full_bw();
             if !self.is_probing_bandwidth() && self.inflight_lo == NO_BOUND {
-                let cwnd = v.cwnd.floor().max(1.0) as u64;
+                let cwnd = crate::cc::whole_packets(v.cwnd);
                 self.inflight_lo = cwnd.max(self.prior_cwnd);
             }
         } else if self.prev_ca_state == CaState::Loss {
