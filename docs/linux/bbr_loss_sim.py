@@ -5,8 +5,8 @@
 The scenario of measure_loss.py (one flow, 20 Mbit/s, 40 ms, 1 BDP, 20 s) under the `linux`
 profile, with independent loss of 3.85 %, Gilbert-Elliott loss of the same mean (p 0.02, r 0.5)
 and no loss, seeds 1-2: goodput over [5 s, 20 s], the least bandwidth estimate of the 100 ms
-samples after 5 s, utilization and retransmissions. Run with a build of
-branch `bbr-recovery-window` for the runs without the cause docs/linux.md names.
+samples after 5 s, utilization and retransmissions. A build from before tcp::CONG_CONTROL_VERSION 1
+shows the bug docs/linux.md names.
 """
 
 from __future__ import annotations
