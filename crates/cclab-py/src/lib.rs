@@ -19,6 +19,7 @@ use std::sync::Mutex;
 mod memory;
 mod pycc;
 mod pycc_types;
+mod versions;
 
 #[global_allocator]
 static ALLOC: memory::Counting = memory::Counting;
@@ -55,7 +56,7 @@ fn with_fields(py: Python<'_>, err: PyErr, e: CoreError) -> PyErr {
     err
 }
 
-fn guard<T>(f: impl FnOnce() -> T) -> PyResult<T> {
+pub(crate) fn guard<T>(f: impl FnOnce() -> T) -> PyResult<T> {
     catch_unwind(AssertUnwindSafe(f)).map_err(|p| {
         let msg = p
             .downcast_ref::<String>()
@@ -481,40 +482,6 @@ fn memory_budget() -> Option<usize> {
     memory::budget()
 }
 
-/// Each stack profile's result version (`StackProfile::version`), by name: part of the key
-/// of a cached run that names the stack.
-#[pyfunction]
-fn stack_versions() -> std::collections::BTreeMap<&'static str, u32> {
-    cclab_sim::tcp::StackProfile::ALL.iter().map(|p| (p.name, p.version)).collect()
-}
-
-/// Each queue variant's result version (`queue::VARIANT_VERSIONS`), by name: part of the key
-/// of a cached run with a queue of that variant.
-#[pyfunction]
-fn queue_versions() -> std::collections::BTreeMap<&'static str, u32> {
-    cclab_sim::queue::VARIANT_VERSIONS.iter().copied().collect()
-}
-
-/// Whether the algorithm `name` with `params` sets the window from rate samples (its results
-/// then follow `CONG_CONTROL_VERSION` too); `False` for one that does not build.
-#[pyfunction]
-#[pyo3(signature = (name, params = None))]
-fn uses_rate_samples(name: &str, params: Option<std::collections::BTreeMap<String, f64>>) -> PyResult<bool> {
-    guard(|| cclab_sim::cc::uses_rate_samples(name, &params.unwrap_or_default()))
-}
-
-/// Each stack profile's version of the results of runs with a send overhead
-/// (`StackProfile::overhead_version`), by name, for the profiles that have one: part of the
-/// key of a cached run that names the stack and gives its flows an overhead.
-#[pyfunction]
-fn stack_overhead_versions() -> std::collections::BTreeMap<&'static str, u32> {
-    cclab_sim::tcp::StackProfile::ALL
-        .iter()
-        .filter(|p| p.overhead_version > 0)
-        .map(|p| (p.name, p.overhead_version))
-        .collect()
-}
-
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Sim>()?;
@@ -539,12 +506,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(registry, m)?)?;
     m.add_function(wrap_pyfunction!(recoveries, m)?)?;
     m.add_function(wrap_pyfunction!(stacks, m)?)?;
-    m.add_function(wrap_pyfunction!(stack_versions, m)?)?;
-    m.add_function(wrap_pyfunction!(stack_overhead_versions, m)?)?;
-    m.add_function(wrap_pyfunction!(queue_versions, m)?)?;
-    m.add_function(wrap_pyfunction!(uses_rate_samples, m)?)?;
-    m.add("CONG_CONTROL_VERSION", cclab_sim::tcp::CONG_CONTROL_VERSION)?;
     m.add_function(wrap_pyfunction!(memory_budget, m)?)?;
+    versions::register(m)?;
     m.add_function(wrap_pyfunction!(quantity, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("RESULT_VERSION", cclab_sim::RESULT_VERSION)?;
