@@ -71,6 +71,9 @@ def alive(pid: int) -> bool:
         (lambda s: s["topology"]["bottleneck"].update(queue="red"), "topology.bottleneck.queue"),
         (lambda s: s["topology"]["bottleneck"].update(rate="1Gbps"), "topology.bottleneck.rate"),
         (lambda s: s["topology"]["bottleneck"].update(loss_schedule=[["1s", 0.01]]), "topology.bottleneck.loss_schedule"),
+        (lambda s: s["topology"]["bottleneck"].update(delay_schedule=[["1s", "30ms"]]), "topology.bottleneck.delay_schedule"),
+        (lambda s: s["topology"]["bottleneck"].update(rate_schedule=[["1s", "300Mbps"]]), "topology.bottleneck.rate_schedule"),
+        (lambda s: s["topology"]["bottleneck"].update(rate_schedule=[["1s", "10kbps"]]), "topology.bottleneck.rate_schedule"),
         (lambda s: s["flows"][0].update(cc="vegas"), "flows[0].cc"),
         (lambda s: s["flows"][0].update(count=17), "flows"),
         (lambda s: s["flows"].append({"cc": "cubic", "rtt": "1200ms"}), "flows[1].rtt"),
@@ -187,6 +190,16 @@ def test_the_same_scenario_plans_the_dumbbell_the_simulator_builds() -> None:
     assert p["loss"] == 0 and p["gilbert_elliott"] is None
 
 
+def test_a_rate_schedule_is_planned_as_the_simulator_resolves_it_and_a_bad_step_names_its_value() -> None:
+    sc = dumbbell()
+    sc["topology"]["bottleneck"]["rate_schedule"] = [["2s", "5Mbps"], ["4.5s", "30Mbps"]]
+    assert engine.plan(sc, 1)["rate_steps"] == [(2.0, 5_000_000), (4.5, 30_000_000)]
+    assert engine.plan(dumbbell(), 1)["rate_steps"] == []
+    sc["topology"]["bottleneck"]["rate_schedule"] = [["2s", "5Mbps"], ["3s", "250Mbps"]]
+    with pytest.raises(Unsupported, match=r"^topology\.bottleneck\.rate_schedule: 250 Mbit/s at 3 s: .*0\.064 to 200 Mbit/s$"):
+        engine.plan(sc, 1)
+
+
 def test_gilbert_elliott_loss_is_planned_with_the_simulator_s_defaults_and_refused_beside_loss() -> None:
     sc = dumbbell()
     sc["topology"]["bottleneck"]["gilbert_elliott"] = {"p": 0.02, "r": 0.5}
@@ -287,6 +300,23 @@ def test_the_scenario_s_random_loss_drops_data_in_the_delay_line_before_the_queu
     # round trip (about 0.7 expected at 1 % and 20 Mbit/s; one was seen); the relay lost nothing else.
     assert f["retransmits"] >= q["drops_link"] - 3
     assert res.summary()["linux_relay_lost"] == 0
+
+
+@needs_testbed
+def test_the_bottleneck_follows_its_rate_schedule_step_by_step() -> None:
+    sc = dumbbell("cubic", "9s")
+    sc["topology"]["bottleneck"]["rate_schedule"] = [["3s", "5Mbps"], ["6s", "20Mbps"]]
+    res = cclab.run(sc, engine="linux", seed=1)
+    s = res.summary()
+    # Both steps were applied, each within 50 ms of its time (tc takes a few).
+    assert s["linux_rate_steps"] == 2 and 0 <= s["linux_rate_step_late_max_s"] < 0.05
+    # The queue is never empty once cubic has filled it, so what leaves it per phase is the
+    # phase's rate (the samples within 0.5 s after a step left out), within 2 %.
+    qs = res.queue_series
+    t, thr = qs["time_s"].to_numpy(), qs["throughput_bps"].to_numpy()
+    for a, b, rate in ((1.0, 3.0, 20e6), (3.5, 6.0, 5e6), (6.5, 9.0, 20e6)):
+        m = (t > a) & (t <= b)
+        assert thr[m].mean() == pytest.approx(rate, rel=0.02), (a, b)
 
 
 @needs_testbed

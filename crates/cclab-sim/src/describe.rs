@@ -60,6 +60,9 @@ pub struct LinkInfo {
     pub delay_s: f64,
     /// Random loss probability of each arriving packet, if any.
     pub loss: Option<f64>,
+    /// The rate's steps, `[seconds, bit/s]`, if it has a schedule (docs/links.md).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rate_schedule: Option<Vec<(f64, u64)>>,
     /// The queue; `None` for a discipline that cannot be described.
     pub queue: Option<QueueInfo>,
 }
@@ -150,6 +153,11 @@ pub fn describe(sim: &Simulation) -> Network {
             rate_bps: l.rate.bps(),
             delay_s: l.delay.secs_f64(),
             loss: l.loss.as_ref().map(|(p, _)| *p),
+            rate_schedule: l
+                .vary
+                .as_ref()
+                .and_then(|v| v.rate.as_ref())
+                .map(|s| s.steps().map(|(t, r)| (t.secs_f64(), r.bps())).collect()),
             queue: l.queue.describe(),
         })
         .collect();

@@ -24,11 +24,14 @@ from ..result import Result
 from ..scenario import Scenario, _to_json, as_scenario, resolve_seed
 from . import bpf
 from .errors import LinuxEngineError, Unsupported
+from .schedule import RateSteps
 from .testbed import RCV_ADDR, Testbed
 
 #: The highest bottleneck rate the testbed carries honestly on a 2-core machine (docs/linux.md:
 #: above it the delay line, not the bottleneck queue, limits and hides the queue).
 MAX_RATE_BPS = 200e6
+#: The lowest rate a `rate_schedule` step may set: HTB's rate table is coarse below it.
+MIN_RATE_BPS = 64e3
 #: At most this many flows (each is a thread of the sender and receiver processes).
 MAX_FLOWS = 16
 #: Real time: a run takes its duration.
@@ -76,10 +79,10 @@ def _resolve(sc: Scenario, seed: int) -> Tuple[Scenario, Dict[str, Any], float, 
     if topo.get("kind", "dumbbell") != "dumbbell":
         _fail("topology.kind", f"'{topo.get('kind')}': the Linux engine builds dumbbells only")
     b = topo.get("bottleneck") or {}
-    for key in ("rate_schedule", "delay_schedule", "loss_schedule", "mahimahi"):
+    for key in ("delay_schedule", "loss_schedule", "mahimahi"):
         if key in b:
-            _fail(f"topology.bottleneck.{key}", "the Linux testbed has a fixed rate and delay, and a fixed `loss` "
-                                                "or `gilbert_elliott` loss")
+            _fail(f"topology.bottleneck.{key}", "the Linux testbed has a fixed delay and a fixed `loss` or "
+                                                "`gilbert_elliott` loss; of the schedules it follows `rate_schedule`")
     if b.get("queue", "droptail") != "droptail":
         _fail("topology.bottleneck.queue", f"'{b.get('queue')}': this kernel has no AQM qdisc (no red, codel, "
                                            "fq_codel, pie); the Linux engine accepts droptail")
@@ -119,6 +122,12 @@ def plan(sc: Scenario, seed: int) -> Dict[str, Any]:
     if bn["rate_bps"] > MAX_RATE_BPS:
         _fail("topology.bottleneck.rate", f"{bn['rate_bps'] / 1e6:g} Mbit/s is above the Linux testbed's honest "
                                           f"ceiling of {MAX_RATE_BPS / 1e6:g} Mbit/s (docs/linux.md)")
+    steps = [(float(t), int(r)) for t, r in bn.get("rate_schedule") or []]
+    for t, r in steps:
+        if not MIN_RATE_BPS <= r <= MAX_RATE_BPS:
+            _fail("topology.bottleneck.rate_schedule", f"{r / 1e6:g} Mbit/s at {t:g} s: the Linux testbed's "
+                                                       f"bottleneck takes {MIN_RATE_BPS / 1e6:g} to "
+                                                       f"{MAX_RATE_BPS / 1e6:g} Mbit/s")
     if duration > MAX_DURATION_S:
         _fail("duration", f"{duration:g} s: the Linux engine runs in real time, at most {MAX_DURATION_S:g} s")
     flows = net["flows"]
@@ -161,7 +170,7 @@ def plan(sc: Scenario, seed: int) -> Dict[str, Any]:
     micros = {(round(fwd * 1e6), round(rev * 1e6)) for fwd, rev in delays}
     classes = {PORT + i: d for i, d in enumerate(delays)} if len(micros) > 1 else {}
     return {"canonical": canonical, "net": net, "bdp": bdp, "duration": duration, "mtu": mtu,
-            "rate_bps": bn["rate_bps"], "limit_pkts": q["capacity_pkts"], "limit_bytes": q["capacity_bytes"],
+            "rate_bps": bn["rate_bps"], "rate_steps": steps, "limit_pkts": q["capacity_pkts"], "limit_bytes": q["capacity_bytes"],
             "fwd_s": delays[0][0], "rev_s": delays[0][1], "delays": delays, "classes": classes,
             "kernel_cc": kernel_names, "groups": groups, "loss": float(bn.get("loss") or 0.0),
             "gilbert_elliott": _gilbert_elliott(canonical)}
@@ -228,7 +237,11 @@ def run_linux(scenario: Any, seed: Optional[int] = None) -> Result:
             if (recv.stdout.readline() if recv.stdout else "").strip() != "ready":
                 raise LinuxEngineError(f"the receiver did not start: {_stderr(recv)}")
             snd = tb.spawn(tb.snd, sys.executable, script, "send", str(path), in_cgroup=True)
-            qrows = _sample_queue(tb, cfg["t0"], dt, duration)
+            stepper = RateSteps(tb, cfg["t0"], p["rate_steps"])
+            try:
+                qrows = _sample_queue(tb, cfg["t0"], dt, duration)
+            finally:
+                steps_late = stepper.stop()
             _, err = snd.communicate(timeout=duration + LEAD_S + 30)
             if snd.returncode != 0:
                 raise LinuxEngineError(f"the sender failed: {err.strip().splitlines()[-1] if err.strip() else snd.returncode}")
@@ -251,6 +264,9 @@ def run_linux(scenario: Any, seed: Optional[int] = None) -> Result:
     random_drops = lost.get("random_fwd", 0) if lost else 0
     res = build_result(p, s, wall, samples, finals, qrows, dt, bool(dt_user), received, load, states, random_drops)
     # Runs of consecutive random drops (Gilbert-Elliott's bursts; single drops under `loss`).
+    # The rate_schedule's steps applied, and the latest of them against its time (seconds).
+    res._summary["linux_rate_steps"] = float(len(steps_late))
+    res._summary["linux_rate_step_late_max_s"] = max(steps_late) if steps_late else float("nan")
     res._summary["linux_relay_loss_bursts"] = float(lost.get("random_fwd_bursts", 0)) if lost else float("nan")
     res._summary["linux_relay_lost"] = float(lost.get("fwd", 0) + lost.get("rev", 0)) if lost else float("nan")
     # With per-flow delays, frames that took the default one (0 expected: a check on the classifier).

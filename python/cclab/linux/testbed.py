@@ -234,14 +234,21 @@ class Testbed:
         info = json.loads(sh("ip", "-n", ns, "-j", "link", "show", "dev", dev))
         return str(info[0]["address"])
 
-    def _bottleneck(self) -> None:
+    def _htb_class(self, verb: str, rate_bps: float) -> None:
         # HTB counts the 14-byte Ethernet header: scale the rate so that full-size IP packets
         # leave at the scenario's rate (the simulator's packets are IP packets).
-        rate = f"{int(round(self.rate_bps * (self.mtu + 14) / self.mtu))}bit"
-        sh("tc", "-n", self.mid, "qdisc", "add", "dev", "m1", "root", "handle", "1:", "htb", "default", "1")
+        rate = f"{int(round(rate_bps * (self.mtu + 14) / self.mtu))}bit"
         # quantum = one full frame: HTB's default (rate/r2q) warns or misbehaves at low rates.
-        sh("tc", "-n", self.mid, "class", "add", "dev", "m1", "parent", "1:", "classid", "1:1", "htb",
+        sh("tc", "-n", self.mid, "class", verb, "dev", "m1", "parent", "1:", "classid", "1:1", "htb",
            "rate", rate, "ceil", rate, "quantum", str(self.mtu + 14))
+
+    def set_rate(self, rate_bps: float) -> None:
+        """Changes the bottleneck's rate (a `rate_schedule` step); the queue keeps its packets."""
+        self._htb_class("change", rate_bps)
+
+    def _bottleneck(self) -> None:
+        sh("tc", "-n", self.mid, "qdisc", "add", "dev", "m1", "root", "handle", "1:", "htb", "default", "1")
+        self._htb_class("add", self.rate_bps)
         if self.limit_bytes is not None:
             # bfifo counts the frame (IP packet + 14 bytes of Ethernet header).
             leaf = ["bfifo", "limit", str(int(self.limit_bytes))]

@@ -98,6 +98,11 @@ impl<T: Copy> Steps<T> {
         self.at.len()
     }
 
+    /// Every step, (time, value), in order.
+    pub fn steps(&self) -> impl Iterator<Item = (SimTime, T)> + '_ {
+        self.at.iter().copied().zip(self.val.iter().copied())
+    }
+
     pub fn is_empty(&self) -> bool {
         self.at.is_empty()
     }
