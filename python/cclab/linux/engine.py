@@ -263,10 +263,10 @@ def run_linux(scenario: Any, seed: Optional[int] = None) -> Result:
     states = {i: bpf.REGISTRY[cc].states for i, cc in enumerate(cc_of_flow) if cc in bpf.REGISTRY}
     random_drops = lost.get("random_fwd", 0) if lost else 0
     res = build_result(p, s, wall, samples, finals, qrows, dt, bool(dt_user), received, load, states, random_drops)
-    # Runs of consecutive random drops (Gilbert-Elliott's bursts; single drops under `loss`).
     # The rate_schedule's steps applied, and the latest of them against its time (seconds).
     res._summary["linux_rate_steps"] = float(len(steps_late))
     res._summary["linux_rate_step_late_max_s"] = max(steps_late) if steps_late else float("nan")
+    # Runs of consecutive random drops (Gilbert-Elliott's bursts; single drops under `loss`).
     res._summary["linux_relay_loss_bursts"] = float(lost.get("random_fwd_bursts", 0)) if lost else float("nan")
     res._summary["linux_relay_lost"] = float(lost.get("fwd", 0) + lost.get("rev", 0)) if lost else float("nan")
     # With per-flow delays, frames that took the default one (0 expected: a check on the classifier).
