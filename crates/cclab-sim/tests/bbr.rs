@@ -152,7 +152,7 @@ fn one_bbr_flow_keeps_a_share_between_30_and_50_percent_against_one_or_four_cubi
 
 #[test]
 fn under_random_loss_bbr_keeps_its_bandwidth_estimate_near_the_link_rate() {
-    // Linux's bbr at 20 Mbit/s, 40 ms, 3.85 % random loss keeps 19.1-19.3 Mbit/s
+    // Linux's bbr at 20 Mbit/s, 40 ms, 3.85 % random loss keeps 19.1-19.4 Mbit/s
     // (docs/linux.md, "Random loss"): the loss response leaves its window alone, so leaving
     // recovery restores the window saved before it. Before the sender did so, BBR's infinite
     // ssthresh became that saved window and leaving recovery wrapped the window to 4 packets:
