@@ -3,13 +3,16 @@
     sudo PYTHONPATH=python python docs/linux/measure_rtt_fairness.py [--reps N] [--gso1] [--save DIR]
         [--idle-qos on|off|both]
     PYTHONPATH=python python docs/linux/measure_rtt_fairness.py --reductions DIR [DIR ...]
+    PYTHONPATH=python python docs/linux/measure_rtt_fairness.py --episodes [DIR ...] [--sim-seeds N]
 
 `cclab compare` gives means and ranges; this prints each run: both flows' goodput over
 [warmup, end] and their difference |Thr1 - Thr2| (the paper's measure), each flow's
 retransmissions, the bottleneck's drops and loss episodes (100 ms samples with a drop, merged
 when less than 0.3 s apart) after the warmup with the drops per episode, and the delay line's
 lateness and losses; then, per Linux run, the loss episodes beside the times the delay line
-woke more than 2 ms late. The simulator runs the scenarios as `cclab compare` does (stack =
+woke more than 2 ms late. ``--episodes`` (from the folders ``--save`` wrote, and from the
+simulator over ``--sim-seeds`` seeds) lists which flows reduced their window in each loss
+episode, and how often each flow took part by the episode's size. The simulator runs the scenarios as `cclab compare` does (stack =
 "linux"). ``--gso1``: the sender's veth takes skbs of one segment (``Testbed.gso_max_segs``),
 so TCP's multi-segment skbs no longer leave as back-to-back bursts (evidence runs only).
 ``--idle-qos``: the Linux runs hold the testbed's CPU latency request (on, the default), not
@@ -75,6 +78,72 @@ def reduction_table(folders: list[Path]) -> None:
             r0, r1 = reductions(res, 0), reductions(res, 1)
             print(f"| {sc['flows'][0]['cc']} | {engine} | {run} | {', '.join(map(str, r0))} ({len(r0)}) "
                   f"| {', '.join(map(str, r1))} ({len(r1)}) |")
+
+
+def episodes(res: cclab.Result, gap: float = 0.3, link: int | None = None) -> list[tuple[float, int]]:
+    """Loss episodes after the warmup at the bottleneck (``link``, else the first queue sampled):
+    (first 100 ms sample with a drop, drops), samples merged as in ``loss_episodes``."""
+    q = res.queue_series
+    q = q[q.link == (q.link.iloc[0] if link is None else link)].set_index("time_s").drops.diff().fillna(0)
+    out: list[tuple[float, int]] = []
+    last = -1e9
+    for t, d in q[(q > 0) & (q.index > WARMUP)].items():
+        if t - last < gap:
+            out[-1] = (out[-1][0], out[-1][1] + int(d))
+        else:
+            out.append((float(t), int(d)))
+        last = t
+    return out
+
+
+# A flow takes part in an episode when it reduces within [start - 0.1 s, start + 0.6 s]: its loss
+# is noticed a round trip (at most 120 ms plus ~40 ms of queue) after the drop, and `reductions`
+# sees a fall 0.2 s wide; episodes are at least 7 s apart here, so none is counted twice.
+TAKES_PART = (-0.1, 0.6)
+SIZES = ((1, 3), (4, 9), (10, 10**9))
+
+
+def episode_rows(res: cclab.Result, link: int | None = None) -> list[tuple[float, int, bool, bool]]:
+    """Each loss episode after the warmup (at ``link``, as ``episodes``): start, drops, whether
+    the 40 ms and the 120 ms flow reduced their window in it."""
+    r0, r1 = reductions(res, 0), reductions(res, 1)
+    lo, hi = TAKES_PART
+    return [(t, d, any(t + lo <= x <= t + hi for x in r0), any(t + lo <= x <= t + hi for x in r1))
+            for t, d in episodes(res, link=link)]
+
+
+def episode_table(folders: list[Path], sim_seeds: int) -> None:
+    """Per engine, pooled over runs: the loss episodes by size, and in how many of them each
+    flow reduced its window; then the 120 ms flow's goodput and episodes taken part in, run by run."""
+    for name in ("reno", "hrf"):
+        sc = cclab.load_scenario(HERE / f"rtt-fairness-{name}.toml")
+        runs: list[tuple[str, str, cclab.Result]] = []
+        for seed in range(1, sim_seeds + 1):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                runs.append(("sim (stack linux)", f"seed {seed}", cclab.run(sim_scenario(sc)[0], seed=seed)))
+        runs += [("linux", f"{d.name}/{r.name}", cclab.load(r)) for d in folders for r in sorted(d.glob(f"{name}-*"))]
+        cc = sc["flows"][0]["cc"]
+        print(f"\n{cc}: run by run\n\n| engine | run | 120 ms flow (Mbit/s) | loss episodes | drops per episode "
+              f"| episodes the 40 ms flow reduced in | episodes the 120 ms flow reduced in |\n|---|---|---:|---:|---:|---:|---:|")
+        pooled: dict[str, list[tuple[float, int, bool, bool]]] = {}
+        for engine, run, res in runs:
+            ep = episode_rows(res)
+            pooled.setdefault(engine, []).extend(ep)
+            g1 = res.flows.set_index("flow").loc[1, "goodput_bps"] / 1e6
+            per = sum(d for _, d, _, _ in ep) / len(ep) if ep else 0.0
+            print(f"| {engine} | {run} | {g1:.1f} | {len(ep)} | {per:.1f} | {sum(a for *_, a, _ in ep)} "
+                  f"| {sum(b for *_, b in ep)} |")
+        print(f"\n{cc}: episodes pooled over the runs above, by their drops\n\n| engine | drops in the episode "
+              f"| episodes | the 40 ms flow reduced | the 120 ms flow reduced |\n|---|---|---:|---:|---:|")
+        for engine, ep in pooled.items():
+            for lo, hi in SIZES:
+                sel = [e for e in ep if lo <= e[1] <= hi]
+                if not sel:
+                    continue
+                a, b = sum(e[2] for e in sel), sum(e[3] for e in sel)
+                label = f"{lo}-{hi}" if hi < 10**9 else f"{lo} or more"
+                print(f"| {engine} | {label} | {len(sel)} | {a} ({a / len(sel):.2f}) | {b} ({b / len(sel):.2f}) |")
 
 
 def spells_beside_losses(cc: str, run: int | str, res: cclab.Result) -> str:
@@ -172,7 +241,16 @@ if __name__ == "__main__":
     ap.add_argument("--save", type=Path)
     ap.add_argument("--reductions", type=Path, nargs="+", metavar="DIR",
                     help="print which flow reduced its window when, from folders --save wrote")
+    ap.add_argument("--episodes", type=Path, nargs="*", metavar="DIR",
+                    help="print which flows reduced in each loss episode, by its size, from folders --save wrote "
+                         "and from the simulator over --sim-seeds seeds")
+    ap.add_argument("--sim-seeds", type=int, default=10)
     a = ap.parse_args()
+    if a.sim_seeds < 1:
+        ap.error(f"--sim-seeds: invalid value {a.sim_seeds}; accepted: a whole number >= 1")
+    if a.episodes is not None:
+        episode_table(a.episodes, a.sim_seeds)
+        raise SystemExit(0)
     if a.reductions:
         reduction_table(a.reductions)
         raise SystemExit(0)
