@@ -1,6 +1,6 @@
 """A flow group's fields that override one knob of its stack profile: `handshake` (a SYN first),
-`ack_counting` (what an ACK counts towards window growth) and `loss_detection` (RFC 6675's
-duplicate-ACK threshold or RACK-TLP)."""
+`ack_counting` (what an ACK counts towards window growth), `ca_rtt` (the RTT sample the congestion
+control gets) and `loss_detection` (RFC 6675's duplicate-ACK threshold or RACK-TLP)."""
 
 from __future__ import annotations
 
@@ -48,6 +48,28 @@ def test_ack_counting_overrides_the_stack_and_per_ack_grows_half_as_fast_with_de
     # "abc" with L = 2: 10 x 2^4) or one ("per-ack": about 1.5 per round; the first ACKs are quick).
     assert cwnd["all"] == cwnd["abc"] == 160
     assert 10 * 1.5**4 <= cwnd["per-ack"] < 0.5 * cwnd["all"], cwnd
+
+
+def _vegas(ca_rtt, delayed_ack):
+    """Vegas (linux profile) filling a 100 Mbit/s, 30 ms path: docs/fidelity.md, 29-vegas-one-sack."""
+    sc = {"duration": "1s", "sample_interval": "30ms",
+          "topology": {"kind": "dumbbell", "bottleneck": {"rate": "100Mbps", "delay": "14ms", "buffer": "500pkts"}},
+          "flows": [{"cc": "vegas", "recovery": "sack", "rtt": "30ms", "access_rate": "1Gbps", "stack": "linux",
+                     "delayed_ack": delayed_ack, "ca_rtt": ca_rtt}]}
+    return cclab.run(sc, seed=1).flow_series.cwnd
+
+
+def test_ca_rtt_overrides_the_stack_and_matters_only_with_delayed_acks():
+    assert _built(_one_flow())["ca_rtt"] == "newest-delivered"  # the linux profile's own
+    assert _built(_one_flow(stack="cclab"))["ca_rtt"] == "estimator"
+    assert _built(_one_flow(ca_rtt="estimator"))["ca_rtt"] == "estimator"
+    # A delayed ACK's two segments were sent about a packet time apart: the older one's sample
+    # (the estimator's) shows Vegas a queue before there is one, so it leaves slow start below
+    # the path's 250 packets; Linux's newer-segment sample lets it double on past them.
+    with_delack = {r: _vegas(r, True).max() for r in ("newest-delivered", "estimator")}
+    assert with_delack["estimator"] < 250 < with_delack["newest-delivered"], with_delack
+    # Each ACK covers one segment: both rules take the same sample, and the runs are the same.
+    assert _vegas("estimator", False).equals(_vegas("newest-delivered", False))
 
 
 def _short_lossy(loss_detection, seed):

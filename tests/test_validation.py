@@ -39,11 +39,12 @@ def test_scenario_error_is_a_value_error_with_field_value_and_accepted(quick):
         (lambda s: s["flows"][0].update(stack="ns-3"), "flows[0].stack", "ns-3"),
         (lambda s: s["flows"][0].update(ack_counting="bytes"), "flows[0].ack_counting", "bytes"),
         (lambda s: s["flows"][0].update(loss_detection="rack"), "flows[0].loss_detection", "rack"),
+        (lambda s: s["flows"][0].update(ca_rtt="newest"), "flows[0].ca_rtt", "newest"),
         (lambda s: s["flows"][0].update(rtt="20ms"), "flows[0].rtt", "20ms"),
         (lambda s: s.update(duration="30 minutes"), "duration", "30 minutes"),
     ],
     ids=["rate", "negative-delay", "zero-buffer", "stop-before-start", "recovery", "stack", "ack-counting", "loss-detection",
-         "rtt-too-short",
+         "ca-rtt", "rtt-too-short",
          "duration"],
 )
 def test_bad_values_name_their_field_and_value(quick, edit, field, value):

@@ -124,6 +124,8 @@ pub struct FlowInfo {
     pub handshake: bool,
     /// `AckCounting::name`: what an ACK counts towards window growth.
     pub ack_counting: &'static str,
+    /// `CaRtt::name`: the RTT sample the congestion control gets.
+    pub ca_rtt: &'static str,
     /// `LossDetection::name` where it applies (an RFC 6675 SACK sender), else "dupthresh".
     pub loss_detection: &'static str,
     pub dupthresh: u32,
@@ -194,6 +196,7 @@ pub fn describe(sim: &Simulation) -> Network {
                 timestamps: c.timestamps,
                 handshake: c.stack.syn,
                 ack_counting: c.stack.ack_counting.name(),
+                ca_rtt: c.stack.ca_rtt.name(),
                 loss_detection: if c.recovery == crate::tcp::Recovery::Sack
                     && c.stack.sack_flavour == crate::tcp::SackFlavour::Rfc6675
                 {

@@ -1,7 +1,7 @@
 //! Each flow group's, UDP source's and web traffic's settings, read and validated from the scenario.
 
 use super::*;
-use crate::tcp::profile::{AckCounting, LossDetection, RtoEstimator};
+use crate::tcp::profile::{AckCounting, CaRtt, LossDetection, RtoEstimator};
 
 /// A flow group's settings resolved from the scenario (before topology specifics).
 pub(super) struct GroupSettings {
@@ -35,6 +35,9 @@ pub(super) fn group_settings(g: &FlowGroup, p: &str, duration: SimTime) -> Resul
     if let Some(a) = &g.ack_counting {
         stack.ack_counting =
             AckCounting::parse(a).ok_or_else(|| err(format!("{p}.ack_counting"), a, AckCounting::NAMES))?;
+    }
+    if let Some(r) = &g.ca_rtt {
+        stack.ca_rtt = CaRtt::parse(r).ok_or_else(|| err(format!("{p}.ca_rtt"), r, CaRtt::NAMES))?;
     }
     if let Some(l) = &g.loss_detection {
         stack.loss_detection =

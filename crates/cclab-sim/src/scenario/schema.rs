@@ -335,6 +335,10 @@ pub struct FlowGroup {
     /// (default: the stack's; tcp/profile.rs `AckCounting`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ack_counting: Option<String>,
+    /// The RTT sample the congestion control gets on each ACK: "estimator" or
+    /// "newest-delivered" (default: the stack's; tcp/profile.rs `CaRtt`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ca_rtt: Option<String>,
     /// How a SACK sender finds losses: "dupthresh" (RFC 6675) or "rack-tlp" (RFC 8985)
     /// (default: the stack's; tcp/profile.rs `LossDetection`).
     #[serde(default, skip_serializing_if = "Option::is_none")]

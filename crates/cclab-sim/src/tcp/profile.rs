@@ -47,6 +47,29 @@ pub enum CaRtt {
     NewestDelivered,
 }
 
+impl CaRtt {
+    /// The accepted values of a flow group's `ca_rtt`.
+    pub const NAMES: &'static str =
+        "\"estimator\" (the RTT estimator's sample) or \"newest-delivered\" (Linux's ca_rtt)";
+
+    /// The scenario name of a choice.
+    pub fn parse(name: &str) -> Option<CaRtt> {
+        match name {
+            "estimator" => Some(CaRtt::Estimator),
+            "newest-delivered" => Some(CaRtt::NewestDelivered),
+            _ => None,
+        }
+    }
+
+    /// The name `parse` reads.
+    pub fn name(self) -> &'static str {
+        match self {
+            CaRtt::Estimator => "estimator",
+            CaRtt::NewestDelivered => "newest-delivered",
+        }
+    }
+}
+
 /// How the retransmission timeout follows the RTT samples.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RtoEstimator {

@@ -32,6 +32,7 @@ pub(super) static PARAMS: &[ParamSpec] = &[
     p("timestamps", "bool", "true", "true or false"),
     p("handshake", "bool", "the stack's (false)", "true or false"),
     p("ack_counting", "name", "the stack's (abc)", "abc, per-ack, all"),
+    p("ca_rtt", "name", "the stack's (estimator)", "estimator, newest-delivered"),
     p("loss_detection", "name", "the stack's (dupthresh)", "dupthresh, rack-tlp"),
     p("rto_min", "duration", "200ms", "a duration"),
     p("rto_initial", "duration", "1s", "a duration > 0"),
