@@ -379,7 +379,7 @@ def test_each_evidence_run_is_its_matrix_scenario_with_the_one_change_it_names(p
     # docs/fidelity.md quotes these as "the matrix scenario with one thing changed": the file
     # must say which scenario, translate, and differ from it only in the name, the changed
     # setting and (for the no-loss runs) the span. The AQMs' runs change one queue parameter.
-    stem = re.match(r"^(\d+b?-[a-z0-9-]+?)-(no-startup-loss|overhead|ack-every-segment|per-ack|handshake|long|dupthresh|no-fast-convergence|no-hystart|spread|newton|mtu-per-flow|no-burst|init10|dctcp-alpha1|dctcp-alpha1-no-hold|no-probe-rtt|tso1|no-lt-bw|sacked-retx|device-queue)$",
+    stem = re.match(r"^(\d+b?-[a-z0-9-]+?)-(no-startup-loss|overhead|ack-every-segment|per-ack|handshake|long|dupthresh|no-fast-convergence|no-hystart|spread|newton|mtu-per-flow|no-burst|init10|dctcp-alpha1|dctcp-alpha1-no-hold|no-probe-rtt|tso1|no-lt-bw|sacked-retx|device-queue|ca-rtt-estimator|ns3-rtt)$",
                     path.stem)
     assert stem, path.stem
     # The matrix scenario, or another evidence run (one more change on top of it).
@@ -398,7 +398,11 @@ def test_each_evidence_run_is_its_matrix_scenario_with_the_one_change_it_names(p
                # BBR's: the min-RTT window, ns-3's send quantum, no policer detection.
                "no-probe-rtt": {"cc_params"}, "tso1": {"cc_params"}, "no-lt-bw": {"cc_params"},
                # ns-3.44's count of a SACKed retransmission.
-               "sacked-retx": {"sacked_retx_in_pipe"}}.get(stem.group(2), set())
+               "sacked-retx": {"sacked_retx_in_pipe"},
+               # The congestion control's RTT sample: the estimator's; ns-3's whole handling of it
+               # (smoothed, in whole milliseconds, one packet per ACK, the first ACK for one segment).
+               "ca-rtt-estimator": {"ca_rtt"},
+               "ns3-rtt": {"ca_rtt", "timestamp_clock", "ack_counting", "quickacks"}}.get(stem.group(2), set())
     queue_change = {"newton": ("newton", 1), "mtu-per-flow": ("mtu_per_flow", 1),
                     "no-burst": ("max_burst", 0), "device-queue": ("device_queue", 1)}.get(stem.group(2))
     assert len(changed["flows"]) == len(base["flows"])

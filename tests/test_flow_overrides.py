@@ -1,6 +1,7 @@
 """A flow group's fields that override one knob of its stack profile: `handshake` (a SYN first),
 `ack_counting` (what an ACK counts towards window growth), `ca_rtt` (the RTT sample the congestion
-control gets) and `loss_detection` (RFC 6675's duplicate-ACK threshold or RACK-TLP)."""
+control gets), `quickacks` (ACKs sent at once at the start), `timestamp_clock` (the tick of the
+timestamp clock) and `loss_detection` (RFC 6675's duplicate-ACK threshold or RACK-TLP)."""
 
 from __future__ import annotations
 
@@ -64,12 +65,42 @@ def test_ca_rtt_overrides_the_stack_and_matters_only_with_delayed_acks():
     assert _built(_one_flow(stack="cclab"))["ca_rtt"] == "estimator"
     assert _built(_one_flow(ca_rtt="estimator"))["ca_rtt"] == "estimator"
     # A delayed ACK's two segments were sent about a packet time apart: the older one's sample
-    # (the estimator's) shows Vegas a queue before there is one, so it leaves slow start below
-    # the path's 250 packets; Linux's newer-segment sample lets it double on past them.
+    # (the estimator's) shows Vegas a queue before there is one, so it leaves slow start a round
+    # earlier (349 packets against 573 on this 250-packet path).
     with_delack = {r: _vegas(r, True).max() for r in ("newest-delivered", "estimator")}
-    assert with_delack["estimator"] < 250 < with_delack["newest-delivered"], with_delack
+    assert with_delack["estimator"] < 0.75 * with_delack["newest-delivered"], with_delack
     # Each ACK covers one segment: both rules take the same sample, and the runs are the same.
     assert _vegas("estimator", False).equals(_vegas("newest-delivered", False))
+
+
+def _first_round(**flow):
+    """The trace of a linux-profile flow's first round trip and a bit (IW 10, delayed ACKs)."""
+    return cclab.run(_one_flow(duration="0.15s", **flow), seed=1, trace={"flows": [0], "links": ["bottleneck"]})
+
+
+def test_quickacks_overrides_the_stack_and_acks_that_many_segments_at_once():
+    assert _built(_one_flow())["quickacks"] == 5  # the linux profile's own
+    assert _built(_one_flow(quickacks=0))["quickacks"] == 0
+    acks = {}
+    for q in (0, 10):
+        p = _first_round(quickacks=q).packets
+        acks[q] = len(p[(p.event == "send") & (p.kind == "ack") & (p.time_s < 0.11)])
+    # The initial window's 10 segments: one ACK for every two, or one each.
+    assert acks == {0: 5, 10: 10}, acks
+
+
+def test_timestamp_clock_counts_whole_ticks():
+    assert _built(_one_flow())["timestamp_clock_s"] == 0.0
+    assert _built(_one_flow(timestamp_clock="1ms"))["timestamp_clock_s"] == 0.001
+    # The estimator's samples (the cclab profile takes them from the echoed timestamp) on a
+    # path of 100 ms plus serialization: exact, or a whole number of milliseconds.
+    exact = _first_round(stack="cclab").sender.rtt_s
+    ticks = _first_round(stack="cclab", timestamp_clock="1ms").sender.rtt_s
+    exact, ticks = exact[exact > 0], ticks[ticks > 0]
+    assert len(exact) and len(ticks)
+    assert not all(abs(r * 1e3 - round(r * 1e3)) < 1e-9 for r in exact), exact.tolist()
+    assert all(abs(r * 1e3 - round(r * 1e3)) < 1e-9 for r in ticks), ticks.tolist()
+    assert set(ticks.round(3)) <= {0.1, 0.101}, ticks.tolist()
 
 
 def _short_lossy(loss_detection, seed):

@@ -11,7 +11,7 @@ from cclab import _core
 from cclab.cli import app
 
 BUILT_INS = {
-    "cc": ["reno", "newreno", "highspeed", "scalable", "bic", "bic-linux", "cubic", "cubic-linux", "vegas", "vegas-ns2", "fast", "westwood",
+    "cc": ["reno", "newreno", "highspeed", "scalable", "bic", "bic-linux", "cubic", "cubic-linux", "vegas", "vegas-linux", "vegas-ns2", "fast", "westwood",
            "cr", "ci", "htcp", "xcp", "tcp-gt", "hrf", "w+cr+reno", "w+cr+cr", "ubr", "ghstcp", "ktcp", "bbr", "dctcp",
            "bbr3"],
     "add-on": ["ktcp"],

@@ -40,11 +40,13 @@ def test_scenario_error_is_a_value_error_with_field_value_and_accepted(quick):
         (lambda s: s["flows"][0].update(ack_counting="bytes"), "flows[0].ack_counting", "bytes"),
         (lambda s: s["flows"][0].update(loss_detection="rack"), "flows[0].loss_detection", "rack"),
         (lambda s: s["flows"][0].update(ca_rtt="newest"), "flows[0].ca_rtt", "newest"),
+        (lambda s: s["flows"][0].update(timestamp_clock="2s"), "flows[0].timestamp_clock", "2s"),
+        (lambda s: s["flows"][0].update(quickacks=2000000), "flows[0].quickacks", "2000000"),
         (lambda s: s["flows"][0].update(rtt="20ms"), "flows[0].rtt", "20ms"),
         (lambda s: s.update(duration="30 minutes"), "duration", "30 minutes"),
     ],
     ids=["rate", "negative-delay", "zero-buffer", "stop-before-start", "recovery", "stack", "ack-counting", "loss-detection",
-         "ca-rtt", "rtt-too-short",
+         "ca-rtt", "timestamp-clock", "quickacks", "rtt-too-short",
          "duration"],
 )
 def test_bad_values_name_their_field_and_value(quick, edit, field, value):

@@ -120,6 +120,8 @@ pub struct FlowInfo {
     /// `None`: no receiver window.
     pub rwnd: Option<u64>,
     pub timestamps: bool,
+    /// `TcpConfig::ts_clock`: the timestamp clock's tick, seconds (0: exact).
+    pub timestamp_clock_s: f64,
     /// A SYN first, data once it is acknowledged (`StackProfile::syn`).
     pub handshake: bool,
     /// `AckCounting::name`: what an ACK counts towards window growth.
@@ -194,6 +196,7 @@ pub fn describe(sim: &Simulation) -> Network {
                 init_ssthresh: c.init_ssthresh.is_finite().then_some(c.init_ssthresh),
                 rwnd: (c.rwnd != u64::MAX).then_some(c.rwnd),
                 timestamps: c.timestamps,
+                timestamp_clock_s: c.ts_clock.secs_f64(),
                 handshake: c.stack.syn,
                 ack_counting: c.stack.ack_counting.name(),
                 ca_rtt: c.stack.ca_rtt.name(),

@@ -70,6 +70,12 @@ pub static BUILTIN: &[Entry<Builder>] = &[
         build: vegas::build,
     },
     Entry {
+        name: "vegas-linux",
+        summary: "TCP Vegas as Linux's tcp_vegas.c: diff = cwnd (RTT - baseRTT) / baseRTT in whole packets and microseconds (linux stack's vegas)",
+        params: Schema::Read,
+        build: vegas_linux::build,
+    },
+    Entry {
         name: "vegas-ns2",
         summary: "TCP Vegas as ns-2.35's Agent/TCP/Vegas: slow start every other round, rounded mean-RTT estimate, 3/4 cut",
         params: Schema::Read,

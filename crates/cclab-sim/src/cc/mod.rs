@@ -66,6 +66,7 @@ pub mod tcp_gt;
 mod testing;
 pub mod ubr;
 pub mod vegas;
+pub mod vegas_linux;
 pub mod vegas_ns2;
 pub mod westwood;
 mod window;

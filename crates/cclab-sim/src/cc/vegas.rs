@@ -92,8 +92,18 @@ pub fn queued_packets(cwnd: f64, base_rtt: f64, rtt: f64) -> f64 {
     cwnd * (1.0 - base_rtt / rtt)
 }
 
+/// How a round's decision measures the packets the flow keeps queued.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Estimate {
+    /// The paper's `cwnd · (1 − baseRTT/RTT)`, unrounded.
+    Paper,
+    /// Linux's, in whole packets and microseconds (vegas_linux.rs).
+    Linux,
+}
+
 pub struct Vegas {
     cfg: VegasConfig,
+    estimate: Estimate,
     round: RttRound,
     /// Smallest RTT sample of the connection, seconds (infinite before the first).
     base_rtt: f64,
@@ -111,8 +121,13 @@ pub struct Vegas {
 
 impl Vegas {
     pub fn new(cfg: VegasConfig) -> Self {
+        Self::with_estimate(cfg, Estimate::Paper)
+    }
+
+    pub fn with_estimate(cfg: VegasConfig, estimate: Estimate) -> Self {
         Vegas {
             cfg,
+            estimate,
             round: RttRound::default(),
             base_rtt: f64::INFINITY,
             round_rtt: f64::INFINITY,
@@ -154,7 +169,10 @@ impl CongestionControl for Vegas {
 
     fn pkts_acked(&mut self, v: &SenderView, s: &AckSample) {
         if let Some(r) = s.rtt {
-            let r = r.secs_f64().max(1e-9);
+            let r = match self.estimate {
+                Estimate::Paper => r.secs_f64().max(1e-9),
+                Estimate::Linux => super::vegas_linux::vrtt(r),
+            };
             self.base_rtt = self.base_rtt.min(r);
             self.round_rtt = self.round_rtt.min(r);
             self.round_samples += 1;
@@ -191,11 +209,14 @@ impl CongestionControl for Vegas {
         if samples <= 2 {
             return Self::reno(v, ssthresh, acked);
         }
-        let diff = queued_packets(v.cwnd, self.base_rtt, rtt);
+        let (diff, fills) = match self.estimate {
+            Estimate::Paper => (queued_packets(v.cwnd, self.base_rtt, rtt), v.cwnd * self.base_rtt / rtt),
+            Estimate::Linux => super::vegas_linux::estimate(v.cwnd, self.base_rtt, rtt),
+        };
         let mut w = v.cwnd;
         if in_slow_start && diff > self.cfg.gamma {
             // Leave slow start at the window the measured rate fills.
-            w = w.min(v.cwnd * self.base_rtt / rtt + 1.0);
+            w = w.min(fills + 1.0);
             self.own_ssthresh = w;
         } else if in_slow_start {
             w = slow_start(v.cwnd, ssthresh, acked).0;

@@ -39,6 +39,12 @@ pub(super) fn group_settings(g: &FlowGroup, p: &str, duration: SimTime) -> Resul
     if let Some(r) = &g.ca_rtt {
         stack.ca_rtt = CaRtt::parse(r).ok_or_else(|| err(format!("{p}.ca_rtt"), r, CaRtt::NAMES))?;
     }
+    if let Some(q) = g.quickacks {
+        if q > 1_000_000 {
+            return Err(err(format!("{p}.quickacks"), q, "a whole number from 0 to 1000000"));
+        }
+        stack.quickacks = q;
+    }
     if let Some(l) = &g.loss_detection {
         stack.loss_detection =
             LossDetection::parse(l).ok_or_else(|| err(format!("{p}.loss_detection"), l, LossDetection::NAMES))?;
@@ -171,6 +177,16 @@ pub(super) fn group_settings(g: &FlowGroup, p: &str, duration: SimTime) -> Resul
         }
     };
     let timestamps = g.timestamps.unwrap_or(stack.timestamps);
+    let ts_clock = match &g.timestamp_clock {
+        None => SimTime::ZERO,
+        Some(s) => {
+            let t = time(&format!("{p}.timestamp_clock"), s)?;
+            if t > SimTime::from_millis(1000) {
+                return Err(err(format!("{p}.timestamp_clock"), s, "a duration from 0s to 1s"));
+            }
+            t
+        }
+    };
     let overhead = match &g.overhead {
         None => SimTime::ZERO,
         Some(s) => time(&format!("{p}.overhead"), s)?,
@@ -190,6 +206,7 @@ pub(super) fn group_settings(g: &FlowGroup, p: &str, duration: SimTime) -> Resul
             rwnd,
             rto,
             timestamps,
+            ts_clock,
             dupthresh,
             sacked_retx_in_pipe: g.sacked_retx_in_pipe.unwrap_or(false),
             ecn,

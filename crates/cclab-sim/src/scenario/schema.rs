@@ -339,6 +339,10 @@ pub struct FlowGroup {
     /// "newest-delivered" (default: the stack's; tcp/profile.rs `CaRtt`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ca_rtt: Option<String>,
+    /// Segments the receiver acknowledges at once at the start before delaying ACKs
+    /// (default: the stack's; 5 for "linux", Linux's quick-ACK mode).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quickacks: Option<u32>,
     /// How a SACK sender finds losses: "dupthresh" (RFC 6675) or "rack-tlp" (RFC 8985)
     /// (default: the stack's; tcp/profile.rs `LossDetection`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -346,6 +350,9 @@ pub struct FlowGroup {
     /// RFC 7323 timestamps (default: the stack's; true for "cclab").
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timestamps: Option<bool>,
+    /// The timestamp clock's tick (default "0s": exact); "1ms" is ns-3.44's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timestamp_clock: Option<String>,
     /// Minimum RTO (default "200ms").
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rto_min: Option<String>,

@@ -18,16 +18,70 @@
 use super::sender::Sender;
 use crate::units::SimTime;
 
+/// The RTT sample the congestion control gets on each ACK.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CaRtt {
+    /// The estimator's sample (the echoed timestamp, or the newest covered segment without
+    /// timestamps; cclab, ns-2).
+    Estimator,
+    /// Linux's `ca_rtt_us`: the newest newly SACKed or acknowledged segment never
+    /// retransmitted, the echoed timestamp only as a fallback; it also feeds `rtt_min`
+    /// (tcp/ca_rtt.rs).
+    NewestDelivered,
+    /// The estimator's smoothed RTT after each sample: ns-3.44 hands its congestion controls
+    /// `m_lastRtt`, which `TcpSocketBase::EstimateRtt` sets to `m_rtt->GetEstimate()`.
+    Smoothed,
+}
+
+impl CaRtt {
+    /// The accepted values of a flow group's `ca_rtt`.
+    pub const NAMES: &'static str =
+        "\"estimator\" (the RTT estimator's sample), \"newest-delivered\" (Linux's ca_rtt) or \"smoothed\" (ns-3's)";
+
+    /// The scenario name of a choice.
+    pub fn parse(name: &str) -> Option<CaRtt> {
+        match name {
+            "estimator" => Some(CaRtt::Estimator),
+            "newest-delivered" => Some(CaRtt::NewestDelivered),
+            "smoothed" => Some(CaRtt::Smoothed),
+            _ => None,
+        }
+    }
+
+    /// The name `parse` reads.
+    pub fn name(self) -> &'static str {
+        match self {
+            CaRtt::Estimator => "estimator",
+            CaRtt::NewestDelivered => "newest-delivered",
+            CaRtt::Smoothed => "smoothed",
+        }
+    }
+}
+
 impl Sender {
     /// Linux's `ca_rtt_us` for the ACK just taken (`acked`: it advanced snd_una; `ts_ecr`: its
     /// echoed timestamp). Like Linux's `tcp_update_rtt_min()`, it also lowers `rtt_min`.
     pub(super) fn ca_rtt(&mut self, now: SimTime, acked: bool, ts_ecr: SimTime) -> Option<SimTime> {
-        let echo = (self.cfg.timestamps && acked).then(|| now.saturating_sub(ts_ecr));
+        let echo = (self.cfg.timestamps && acked).then(|| self.echo_rtt(now, ts_ecr));
         let r = self.sb.ca.sample(now, echo)?;
         if self.rtt.samples > 0 {
             self.rtt.rtt_min = self.rtt.rtt_min.min(r);
         }
         Some(r)
+    }
+
+    /// The RTT an echoed timestamp gives: exact, or in whole ticks of the timestamp clock
+    /// (`TcpConfig::ts_clock`), the clock read at the send and now; a zero count is taken as
+    /// 1 us, as ns-3.44 takes it (tcp-socket-base.cc `EstimateRtt`).
+    pub(super) fn echo_rtt(&self, now: SimTime, ts_ecr: SimTime) -> SimTime {
+        let tick = self.cfg.ts_clock.0;
+        if tick == 0 {
+            return now.saturating_sub(ts_ecr);
+        }
+        match (now.0 / tick).saturating_sub(ts_ecr.0 / tick) {
+            0 => SimTime::from_micros(1),
+            n => SimTime(n * tick),
+        }
     }
 }
 

@@ -3,6 +3,7 @@
 use super::profile::StackProfile;
 use super::recovery::Recovery;
 use super::rtt::RtoConfig;
+use crate::units::SimTime;
 
 /// Per-flow TCP settings.
 #[derive(Clone, Copy, Debug)]
@@ -22,6 +23,9 @@ pub struct TcpConfig {
     /// RFC 7323 timestamps: RTT measured on every ACK. Without them, one
     /// sample per ACK from the send time of a never-retransmitted segment (Karn).
     pub timestamps: bool,
+    /// The tick of the timestamp clock (zero: exact). An RTT from an echoed timestamp counts
+    /// whole ticks; ns-3.44's TSval is in milliseconds (tcp-option-ts.cc `NowToTsValue`).
+    pub ts_clock: SimTime,
     /// Duplicate ACKs that trigger fast retransmit.
     pub dupthresh: u32,
     /// A retransmitted segment stays in `pipe` once SACKed, until the cumulative ACK covers
@@ -47,6 +51,7 @@ impl Default for TcpConfig {
             rwnd: u64::MAX,
             rto: RtoConfig::default(),
             timestamps: true,
+            ts_clock: SimTime::ZERO,
             dupthresh: 3,
             sacked_retx_in_pipe: false,
             ecn: false,

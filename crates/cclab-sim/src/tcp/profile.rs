@@ -35,40 +35,7 @@ pub enum RttSampling {
     OneTimed,
 }
 
-/// The RTT sample the congestion control gets on each ACK.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum CaRtt {
-    /// The estimator's sample (the echoed timestamp, or the newest covered segment without
-    /// timestamps; cclab, ns-2).
-    Estimator,
-    /// Linux's `ca_rtt_us`: the newest newly SACKed or acknowledged segment never
-    /// retransmitted, the echoed timestamp only as a fallback; it also feeds `rtt_min`
-    /// (tcp/ca_rtt.rs).
-    NewestDelivered,
-}
-
-impl CaRtt {
-    /// The accepted values of a flow group's `ca_rtt`.
-    pub const NAMES: &'static str =
-        "\"estimator\" (the RTT estimator's sample) or \"newest-delivered\" (Linux's ca_rtt)";
-
-    /// The scenario name of a choice.
-    pub fn parse(name: &str) -> Option<CaRtt> {
-        match name {
-            "estimator" => Some(CaRtt::Estimator),
-            "newest-delivered" => Some(CaRtt::NewestDelivered),
-            _ => None,
-        }
-    }
-
-    /// The name `parse` reads.
-    pub fn name(self) -> &'static str {
-        match self {
-            CaRtt::Estimator => "estimator",
-            CaRtt::NewestDelivered => "newest-delivered",
-        }
-    }
-}
+pub use super::ca_rtt::CaRtt;
 
 /// How the retransmission timeout follows the RTT samples.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -364,7 +331,8 @@ impl StackProfile {
         name: "linux",
         // 2: HyStart for CUBIC. 3: RACK-TLP. 4: Linux's BIC. 5: Linux's CUBIC. 6: Linux's
         // CUBIC and BIC under an add-on too. 7: the congestion control's RTT is Linux's ca_rtt.
-        version: 7,
+        // 8: Linux's Vegas (its decision in whole packets and microseconds).
+        version: 8,
         overhead_version: 0,
         init_cwnd: 10.0,
         timestamps: true,
@@ -385,7 +353,7 @@ impl StackProfile {
         delayed_ack: true,
         delack_timeout_ms: 40,
         quickacks: 5,
-        cc_variants: &[("bic", "bic-linux"), ("cubic", "cubic-linux")],
+        cc_variants: &[("bic", "bic-linux"), ("cubic", "cubic-linux"), ("vegas", "vegas-linux")],
         syn_full_size: false,
         sack_flavour: SackFlavour::Rfc6675,
         send_overhead: SendOverhead::PerPacket,

@@ -415,7 +415,7 @@ impl Sender {
         let (mut rtt, mut cc_rtt) = (None, None);
         if newly_acked > 0 {
             if self.cfg.timestamps {
-                rtt = Some(now.saturating_sub(ack.ts_ecr));
+                rtt = Some(self.echo_rtt(now, ack.ts_ecr));
             } else if self.cfg.stack.rtt_sampling == RttSampling::OneTimed {
                 rtt = self.timed.on_ack(a, now);
                 // ns-2's sinks echo every segment's send time (hdr_tcp `ts_echo_`, tcp-sink.cc
@@ -451,6 +451,7 @@ impl Sender {
         let rtt = match self.cfg.stack.ca_rtt {
             CaRtt::Estimator => rtt,
             CaRtt::NewestDelivered => self.ca_rtt(now, newly_acked > 0, ack.ts_ecr),
+            CaRtt::Smoothed => rtt.map(|_| self.rtt.srtt()),
         };
         if self.probe.is_some() {
             self.on_probe_ack(a, newly_acked + newly_sacked > 0, now);
