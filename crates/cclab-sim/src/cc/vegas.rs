@@ -155,7 +155,10 @@ impl Vegas {
 
 impl CongestionControl for Vegas {
     fn name(&self) -> &'static str {
-        "vegas"
+        match self.estimate {
+            Estimate::Paper => "vegas",
+            Estimate::Linux => "vegas-linux",
+        }
     }
 
     fn params(&self) -> Vec<(&'static str, f64)> {
