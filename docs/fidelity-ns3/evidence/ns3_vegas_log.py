@@ -4,7 +4,7 @@ description with ``NS_LOG=TcpVegas=level_all|prefix_time`` and prints, for the f
 RTT it was handed on each ACK (ns-3 passes the smoothed RTT, `m_lastRtt`), the decision that
 ended slow start (time, window, baseRTT, the round's minimum, targetCwnd and diff as ns-3
 computes them in whole segments), the largest RTT handed to it before then, how often each diff
-was computed over the run, and the window at the end.
+was computed over the run, the RTT handed to it after 5 s, and the window at the end.
 
     PYTHONPATH=python python docs/fidelity-ns3/evidence/ns3_vegas_log.py [SCENARIO]
 
@@ -92,6 +92,10 @@ def main(path):
         print(f"  left slow start at {t:.3f} s: baseRTT {base} ms, round minimum {mn} ms, targetCwnd {target}, "
               f"diff {diff}; largest RTT handed to it before then {max(before):.2f} ms")
     print(f"  diff over the run: {dict(sorted(diffs.items()))}")
+    late = sorted(r for t, r in rtts if t >= 5.0)
+    if late:
+        print(f"  RTT handed to it after 5 s: median {late[len(late) // 2]:.3f} ms, "
+              f"10th-90th percentile {late[len(late) // 10]:.3f}-{late[len(late) * 9 // 10]:.3f} ms")
     if cwnd:
         print(f"  last window change at {cwnd[0]:.3f} s: cwnd {cwnd[1]} bytes ({cwnd[1] / seg:.0f} segments of {seg} bytes)")
 

@@ -1,12 +1,12 @@
 """docs/fidelity.md, 29-vegas-one-sack: the Linux Vegas's slow-start peak and queue, with Linux's
 count (every acknowledged segment) and with ns-3's (one segment per ACK, `ack_counting = "per-ack"`),
-and with the RTT estimator's sample instead of Linux's ca_rtt (`ca_rtt = "estimator"`, the rule
-before the `linux` profile's version 7).
+with the RTT estimator's sample instead of Linux's ca_rtt (`ca_rtt = "estimator"`, the rule
+before the `linux` profile's version 7), and with all of ns-3's RTT handling (`-handshake-ns3-rtt`).
 
     PYTHONPATH=python python docs/fidelity-ns3/evidence/vegas_slow_start_peak.py
 
-Prints, for the matrix scenario and its `-per-ack` and `-ca-rtt-estimator` evidence runs under the
-`linux` profile (seed
+Prints, for the matrix scenario and its `-per-ack`, `-ca-rtt-estimator` and `-handshake-ns3-rtt`
+evidence runs under the `linux` profile (seed
 1, 30 ms samples): the largest window and when, the last time after 2 s the queue held more
 than 10 packets, and the mean queue over [10 s, 30 s]; then, from a trace of the matrix
 scenario's start, the time between the sends of the two segments each slow-start ACK covers.
@@ -17,7 +17,8 @@ from cclab.crosscheck.matrix import with_stack
 
 for f in ("scenarios/crosscheck/29-vegas-one-sack.toml",
           "scenarios/crosscheck/evidence/ns3/29-vegas-one-sack-per-ack.toml",
-          "scenarios/crosscheck/evidence/ns3/29-vegas-one-sack-ca-rtt-estimator.toml"):
+          "scenarios/crosscheck/evidence/ns3/29-vegas-one-sack-ca-rtt-estimator.toml",
+          "scenarios/crosscheck/evidence/ns3/29-vegas-one-sack-handshake-ns3-rtt.toml"):
     sc = with_stack(cclab.load_scenario(f), "linux")
     sc["sample_interval"] = "30ms"
     r = cclab.run(sc, seed=1)
