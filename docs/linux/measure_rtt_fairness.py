@@ -35,19 +35,25 @@ HERE = Path(__file__).resolve().parents[2] / "scenarios" / "linux"
 WARMUP = 20.0
 
 
-def loss_episodes(res: cclab.Result, gap: float = 0.3) -> list[int]:
-    """Bottleneck drops per loss episode after the warmup."""
+def episodes(res: cclab.Result, gap: float = 0.3, link: int | None = None) -> list[tuple[float, int]]:
+    """Loss episodes after the warmup at the bottleneck (``link``, else the first queue sampled):
+    (first 100 ms sample with a drop, drops), samples less than ``gap`` apart in one episode."""
     q = res.queue_series
-    q = q[q.link == q.link.iloc[0]].set_index("time_s").drops.diff().fillna(0)
-    out: list[int] = []
+    q = q[q.link == (q.link.iloc[0] if link is None else link)].set_index("time_s").drops.diff().fillna(0)
+    out: list[tuple[float, int]] = []
     last = -1e9
     for t, d in q[(q > 0) & (q.index > WARMUP)].items():
         if t - last < gap:
-            out[-1] += int(d)
+            out[-1] = (out[-1][0], out[-1][1] + int(d))
         else:
-            out.append(int(d))
+            out.append((float(t), int(d)))
         last = t
     return out
+
+
+def loss_episodes(res: cclab.Result, gap: float = 0.3) -> list[int]:
+    """Bottleneck drops per loss episode after the warmup."""
+    return [d for _, d in episodes(res, gap)]
 
 
 def reductions(res: cclab.Result, flow: int) -> list[float]:
@@ -78,22 +84,6 @@ def reduction_table(folders: list[Path]) -> None:
             r0, r1 = reductions(res, 0), reductions(res, 1)
             print(f"| {sc['flows'][0]['cc']} | {engine} | {run} | {', '.join(map(str, r0))} ({len(r0)}) "
                   f"| {', '.join(map(str, r1))} ({len(r1)}) |")
-
-
-def episodes(res: cclab.Result, gap: float = 0.3, link: int | None = None) -> list[tuple[float, int]]:
-    """Loss episodes after the warmup at the bottleneck (``link``, else the first queue sampled):
-    (first 100 ms sample with a drop, drops), samples merged as in ``loss_episodes``."""
-    q = res.queue_series
-    q = q[q.link == (q.link.iloc[0] if link is None else link)].set_index("time_s").drops.diff().fillna(0)
-    out: list[tuple[float, int]] = []
-    last = -1e9
-    for t, d in q[(q > 0) & (q.index > WARMUP)].items():
-        if t - last < gap:
-            out[-1] = (out[-1][0], out[-1][1] + int(d))
-        else:
-            out.append((float(t), int(d)))
-        last = t
-    return out
 
 
 # A flow takes part in an episode when it reduces within [start - 0.1 s, start + 0.6 s]: its loss
@@ -162,17 +152,9 @@ def big_episodes_beside_stalls(cc: str, run: int | str, res: cclab.Result, big: 
     """One markdown row: each loss episode after the warmup with ``big`` drops or more, and the
     worst spell of the delay line (late over ``stall_s``) that started up to ``before_s`` before
     the episode's first 100 ms sample (the sample counts the drops of the 100 ms before it)."""
-    q = res.queue_series
-    q = q[q.link == q.link.iloc[0]].set_index("time_s").drops.diff().fillna(0)
-    eps: list[tuple[float, int]] = []
-    for t, d in q[(q > 0) & (q.index > WARMUP)].items():
-        if eps and t - eps[-1][2] < 0.3:
-            eps[-1] = (eps[-1][0], eps[-1][1] + int(d), t)
-        else:
-            eps.append((t, int(d), t))
     spells = getattr(res, "linux_relay_late_spells", [])
     cells, beside = [], 0
-    for start, drops, _ in eps:
+    for start, drops in episodes(res):
         if drops < big:
             continue
         near = [w for _, ts, w in spells if start - 0.1 - before_s <= ts <= start and w > stall_s]

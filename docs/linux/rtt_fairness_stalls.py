@@ -18,29 +18,17 @@ from __future__ import annotations
 
 import argparse
 import copy
+import json
 import statistics
 import warnings
 
 import cclab
+from cclab import _core
 from cclab.linux.compare import sim_scenario
 from measure_rtt_fairness import HERE, SIZES, episode_rows
 
 RELAY_BPS = 10e9
 PACKET_BITS = 1500 * 8
-RECEIVER_S = 0.001  # the dumbbell's receiver access delay
-
-
-def rate_bps(r: str) -> float:
-    """A rate as these scenarios write it ("100Mbps")."""
-    r = str(r).removesuffix("bps")
-    scale = {"k": 1e3, "M": 1e6, "G": 1e9}.get(r[-1:], 1.0)
-    return float(r[:-1] if scale != 1.0 else r) * scale
-
-
-def seconds(t: str) -> float:
-    """A duration as these scenarios write it ("1ms", "80s")."""
-    t = str(t)
-    return float(t[:-2]) / 1e3 if t.endswith("ms") else float(t.rstrip("s"))
 
 
 def stall_steps(stall_ms: float, every_s: float, end_s: float, rate_bps: float) -> list[list[str]]:
@@ -53,30 +41,37 @@ def stall_steps(stall_ms: float, every_s: float, end_s: float, rate_bps: float) 
     return steps
 
 
+def _link(d: dict, src: str, dst: str) -> dict:
+    """A graph link with the rate, delay and buffer of the simulator's resolved link ``d``."""
+    link = {"from": src, "to": dst, "rate": f"{d['rate_bps']}bps", "delay": f"{d['delay_s']!r}s"}
+    if d["queue"]["capacity_pkts"] is not None:
+        link["buffer"] = f"{d['queue']['capacity_pkts']}pkts"
+    return link
+
+
 def with_relay(sc: dict, stall_ms: float, every_s: float, bottleneck_too: bool = False) -> dict:
     """The scenario's dumbbell as a graph with a relay link before the bottleneck that stalls for
-    ``stall_ms`` every ``every_s`` seconds (none when 0). Delays as the dumbbell derives them from
-    each flow's `rtt` (access 1 Gbit/s: the sender's carries the rest of the round trip)."""
-    s, _ = sim_scenario(sc)
-    s = copy.deepcopy(s)
-    bn = s["topology"]["bottleneck"]
-    bn_delay = seconds(bn["delay"])
+    ``stall_ms`` every ``every_s`` seconds (none when 0). Every other link is the dumbbell's as the
+    simulator resolves it (each flow's access links carry the rest of its `rtt`)."""
+    s = copy.deepcopy(sim_scenario(sc)[0])
+    sim = _core.Sim(json.dumps(s), 1)
+    net = json.loads(sim.network())
+    links = net["links"]
+    first = net["flows"][0]["path_data"]
     relay = {"from": "r1a", "to": "r1", "rate": f"{RELAY_BPS:.0f}bps", "delay": "0s"}
-    bottleneck = {"from": "r1", "to": "r2", "rate": bn["rate"], "delay": bn["delay"], "buffer": bn["buffer"]}
+    bottleneck = _link(links[first[1]], "r1", "r2")
     if stall_ms > 0:
-        end = seconds(s["duration"])
-        relay["rate_schedule"] = stall_steps(stall_ms, every_s, end, RELAY_BPS)
+        relay["rate_schedule"] = stall_steps(stall_ms, every_s, sim.duration, RELAY_BPS)
         if bottleneck_too:
-            bottleneck["rate_schedule"] = stall_steps(stall_ms, every_s, end, rate_bps(bn["rate"]))
-    nodes, links = ["r1a", "r1", "r2"], [relay, bottleneck]
-    for i, g in enumerate(s["flows"]):
-        rtt = seconds(g.pop("rtt"))
+            bottleneck["rate_schedule"] = stall_steps(stall_ms, every_s, sim.duration, links[first[1]]["rate_bps"])
+    nodes, graph = ["r1a", "r1", "r2"], [relay, bottleneck]
+    for i, (g, f) in enumerate(zip(s["flows"], net["flows"])):
         src, dst = f"s{i}", f"d{i}"
         nodes += [src, dst]
-        links += [{"from": src, "to": "r1a", "rate": "1Gbps", "delay": f"{rtt / 2 - bn_delay - RECEIVER_S:.6f}s"},
-                  {"from": "r2", "to": dst, "rate": "1Gbps", "delay": f"{RECEIVER_S:.6f}s"}]
+        graph += [_link(links[f["path_data"][0]], src, "r1a"), _link(links[f["path_data"][-1]], "r2", dst)]
+        del g["rtt"]
         g.update(src=src, dst=dst)
-    s["topology"] = {"kind": "graph", "nodes": nodes, "links": links}
+    s["topology"] = {"kind": "graph", "nodes": nodes, "links": graph}
     return s
 
 
