@@ -123,6 +123,7 @@ def test_cubic_runs_ns2s_linux_cubic_with_the_parameters_cclab_resolved():
     ({"cc": "vegas", "recovery": "newreno"}, "flows[0].recovery"),
     ({"init_cwnd": 2.5}, "flows[0].init_cwnd"),
     ({"recovery": "sack", "sacked_retx_in_pipe": True}, "flows[0].sacked_retx_in_pipe"),
+    ({"recovery": "sack", "resend_below_high_sack": True}, "flows[0].resend_below_high_sack"),
 ])
 def test_what_does_not_map_is_refused_naming_the_field(change, field):
     with pytest.raises(CrosscheckError) as info:
@@ -379,7 +380,7 @@ def test_each_evidence_run_is_its_matrix_scenario_with_the_one_change_it_names(p
     # docs/fidelity.md quotes these as "the matrix scenario with one thing changed": the file
     # must say which scenario, translate, and differ from it only in the name, the changed
     # setting and (for the no-loss runs) the span. The AQMs' runs change one queue parameter.
-    stem = re.match(r"^(\d+b?-[a-z0-9-]+?)-(no-startup-loss|overhead|ack-every-segment|per-ack|handshake|long|dupthresh|no-fast-convergence|no-hystart|spread|newton|mtu-per-flow|no-burst|init10|dctcp-alpha1|dctcp-alpha1-no-hold|no-probe-rtt|tso1|no-lt-bw|sacked-retx|device-queue|ca-rtt-estimator|ns3-rtt)$",
+    stem = re.match(r"^(\d+b?-[a-z0-9-]+?)-(no-startup-loss|overhead|ack-every-segment|per-ack|handshake|long|dupthresh|no-fast-convergence|no-hystart|spread|newton|mtu-per-flow|no-burst|init10|dctcp-alpha1|dctcp-alpha1-no-hold|no-probe-rtt|tso1|no-lt-bw|sacked-retx|device-queue|ca-rtt-estimator|ns3-rtt|next-seg)$",
                     path.stem)
     assert stem, path.stem
     # The matrix scenario, or another evidence run (one more change on top of it).
@@ -399,6 +400,8 @@ def test_each_evidence_run_is_its_matrix_scenario_with_the_one_change_it_names(p
                "no-probe-rtt": {"cc_params"}, "tso1": {"cc_params"}, "no-lt-bw": {"cc_params"},
                # ns-3.44's count of a SACKed retransmission.
                "sacked-retx": {"sacked_retx_in_pipe"},
+               # ns-3.44's NextSeg rule (1.b): lost segments resent only below the highest SACK.
+               "next-seg": {"resend_below_high_sack"},
                # The congestion control's RTT sample: the estimator's; ns-3's whole handling of it
                # (smoothed, in whole milliseconds, one packet per ACK, the first ACK for one segment).
                "ca-rtt-estimator": {"ca_rtt"},

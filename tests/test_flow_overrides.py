@@ -6,6 +6,7 @@ timestamp clock) and `loss_detection` (RFC 6675's duplicate-ACK threshold or RAC
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -132,3 +133,21 @@ def test_sacked_retx_in_pipe_reaches_the_built_flow_and_is_off_by_default():
     # The scoreboard's behaviour is tested in Rust (scoreboard.rs); here the group field's path.
     assert _built(_one_flow())["sacked_retx_in_pipe"] is False
     assert _built(_one_flow(sacked_retx_in_pipe=True))["sacked_retx_in_pipe"] is True
+
+
+def test_resend_below_high_sack_reaches_the_built_flow_and_keeps_in_flight_segments_from_resends():
+    # The rule itself is tested in Rust (scoreboard.rs). Here its effect at a timeout: four BBR
+    # flows with RFC 6675 loss detection time out with a window still in flight; resending only
+    # below the highest SACK sends fewer segments that the receiver already has.
+    assert _built(_one_flow())["resend_below_high_sack"] is False
+    assert _built(_one_flow(resend_below_high_sack=True))["resend_below_high_sack"] is True
+    sc = cclab.load_scenario(Path(__file__).resolve().parents[1] / "scenarios/crosscheck/evidence/ns3/56-bbr-four-dupthresh.toml")
+    sc = {**sc, "duration": "5s", "warmup": "0s", "flows": [{**g, "stack": "linux"} for g in sc["flows"]]}
+    spurious = {}
+    for below in (False, True):
+        run = {**sc, "flows": [{**g, "resend_below_high_sack": below} for g in sc["flows"]]}
+        f = cclab.run(run, seed=1).flows
+        assert int(f.timeouts.sum()) > 0
+        # Segments sent beyond the ones delivered and the ones dropped: resends of delivered data.
+        spurious[below] = int(f.sent_pkts.sum() - f.delivered_pkts.sum() - f.drops.sum())
+    assert spurious[True] < spurious[False] / 2, spurious

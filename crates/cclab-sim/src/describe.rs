@@ -133,6 +133,8 @@ pub struct FlowInfo {
     pub dupthresh: u32,
     /// `TcpConfig::sacked_retx_in_pipe`: ns-3.44's count of SACKed retransmissions.
     pub sacked_retx_in_pipe: bool,
+    /// `TcpConfig::resend_below_high_sack`: ns-3.44's NextSeg rule (1.b) in every state.
+    pub resend_below_high_sack: bool,
     pub ecn: bool,
     pub rto_min_s: f64,
     pub rto_initial_s: f64,
@@ -209,6 +211,7 @@ pub fn describe(sim: &Simulation) -> Network {
                 },
                 dupthresh: c.dupthresh,
                 sacked_retx_in_pipe: c.sacked_retx_in_pipe,
+                resend_below_high_sack: c.resend_below_high_sack,
                 ecn: c.ecn,
                 rto_min_s: c.rto.min.secs_f64(),
                 rto_initial_s: c.rto.initial.secs_f64(),

@@ -269,6 +269,9 @@ def script(net: Mapping[str, Any], duration: float, warmup: float, seed: int) ->
         if f.get("sacked_retx_in_pipe"):
             raise CrosscheckError(f"{field}.sacked_retx_in_pipe", "true",
                                   "false (ns-3.44's count of SACKed retransmissions, not ns-2's)")
+        if f.get("resend_below_high_sack"):
+            raise CrosscheckError(f"{field}.resend_below_high_sack", "true",
+                                  "false (ns-3.44's NextSeg rule (1.b) after a timeout, not ns-2's)")
         # TcpAgent::output adds the 40 header bytes to packetSize_ on the wire; Vegas's own
         # output() (tcp-vegas.cc) does not, so its packetSize_ is the wire size. A window of
         # 10^6 packets stands for "no receiver window" (Vegas allocates two arrays of window_).

@@ -209,6 +209,7 @@ pub(super) fn group_settings(g: &FlowGroup, p: &str, duration: SimTime) -> Resul
             ts_clock,
             dupthresh,
             sacked_retx_in_pipe: g.sacked_retx_in_pipe.unwrap_or(false),
+            resend_below_high_sack: g.resend_below_high_sack.unwrap_or(false),
             ecn,
             l4s,
             stack,

@@ -366,6 +366,10 @@ pub struct FlowGroup {
     /// counts it (default false: RFC 6675 and Linux).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sacked_retx_in_pipe: Option<bool>,
+    /// A lost segment is resent only below the highest SACK (RFC 6675 NextSeg (1.b)), after a
+    /// timeout too, as ns-3.44 does (default false: every lost segment, as Linux).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resend_below_high_sack: Option<bool>,
     /// Random send overhead per data packet, uniform in [0, overhead] (ns-2's
     /// `overhead_`); breaks drop-tail phase effects. Default "0s".
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -32,6 +32,11 @@ pub struct TcpConfig {
     /// it, as ns-3.44's TcpTxBuffer counts it (scoreboard.rs); RFC 6675 and Linux drop it
     /// from `pipe` at its SACK (false, the default).
     pub sacked_retx_in_pipe: bool,
+    /// A segment marked lost is resent only below the highest SACKed segment (RFC 6675
+    /// NextSeg rule (1.b)), as ns-3.44's TcpTxBuffer::NextSeg applies it in every state,
+    /// after a timeout too (scoreboard.rs); false, the default, resends every lost segment
+    /// from `snd_una`, as Linux's tcp_xmit_retransmit_queue does.
+    pub resend_below_high_sack: bool,
     /// ECN (RFC 3168): data is ECN-capable, and an ECN echo reduces the window as a loss would.
     pub ecn: bool,
     /// With `ecn`: data carries ECT(1), the L4S identifier (RFC 9331), instead of ECT(0).
@@ -54,6 +59,7 @@ impl Default for TcpConfig {
             ts_clock: SimTime::ZERO,
             dupthresh: 3,
             sacked_retx_in_pipe: false,
+            resend_below_high_sack: false,
             ecn: false,
             l4s: false,
             stack: StackProfile::CCLAB,

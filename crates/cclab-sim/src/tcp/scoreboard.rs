@@ -64,6 +64,11 @@ pub struct Scoreboard {
     /// TcpTxBuffer::Update marks the segment SACKed but leaves its retransmitted flag and
     /// count, which only RemoveFromCounts, at the cumulative ACK, or an RTO clear).
     keep_sacked_retx: bool,
+    /// A lost segment is resent only below the highest SACKed one (RFC 6675 NextSeg rule
+    /// (1.b)) while any SACK lies above `una`, in every state: ns-3.44's TcpTxBuffer::NextSeg
+    /// tests it after a timeout too, so the segments still in flight above the highest SACK
+    /// wait for their SACKs instead of being sent again.
+    below_high_sack: bool,
     /// RACK's state (RFC 8985), with `loss_detection = "rack-tlp"` only (rack.rs).
     pub(super) rack: Option<Rack>,
     /// Ends of RACK's send-time list (`NIL` when empty).
@@ -78,6 +83,13 @@ impl Scoreboard {
     /// (ns-3.44's count, for cross-checks) instead of leaving it at its SACK (RFC 6675, Linux).
     pub fn keeping_sacked_retx(mut self, keep: bool) -> Self {
         self.keep_sacked_retx = keep;
+        self
+    }
+
+    /// With `on`, a lost segment is resent only below the highest SACK (ns-3.44's NextSeg);
+    /// off, every lost segment from `una` (Linux's tcp_xmit_retransmit_queue).
+    pub fn resending_below_high_sack(mut self, on: bool) -> Self {
+        self.below_high_sack = on;
         self
     }
 
@@ -96,6 +108,7 @@ impl Scoreboard {
             rxt_next: 0,
             dupthresh: dupthresh as u64,
             keep_sacked_retx: false,
+            below_high_sack: false,
             rack: None,
             t_head: NIL,
             t_tail: NIL,
@@ -380,9 +393,13 @@ impl Scoreboard {
         self.rxt_next = self.una;
     }
 
-    /// RFC 6675 NextSeg() rule 1: the first lost segment not yet retransmitted.
+    /// RFC 6675 NextSeg() rule 1: the first lost segment not yet retransmitted (and, with
+    /// `below_high_sack`, below the highest SACK: rule (1.b)).
     pub fn next_lost(&mut self) -> Option<u64> {
-        let high = self.high();
+        let mut high = self.high();
+        if self.below_high_sack && self.high_sacked > self.una {
+            high = high.min(self.high_sacked);
+        }
         while self.rxt_next < high {
             let s = self.segs[(self.rxt_next - self.una) as usize];
             if s.lost && !s.retx && !s.sacked {
@@ -462,6 +479,32 @@ mod tests {
         assert_eq!(b.next_lost(), Some(0));
         b.on_send(0, SimTime(1), TxSnapshot::default());
         assert_eq!(b.next_lost(), Some(4));
+    }
+
+    /// After a timeout every un-SACKed segment is lost; Linux resends them all from `una`,
+    /// ns-3.44 (rule (1.b)) only those below the highest SACK, so that the segments above it,
+    /// still in flight, wait for their SACKs.
+    #[test]
+    fn after_a_timeout_rule_1b_resends_only_below_the_highest_sack() {
+        for (below, expected) in [(false, vec![0, 1, 3, 5, 6, 7]), (true, vec![0, 1, 3])] {
+            let mut b = board(8).resending_below_high_sack(below);
+            b.sack(2, 3, &mut RateEstimator::default());
+            b.sack(4, 5, &mut RateEstimator::default());
+            b.mark_all_lost();
+            let mut resent = vec![];
+            while let Some(s) = b.next_lost() {
+                b.on_send(s, SimTime(1), TxSnapshot::default());
+                resent.push(s);
+            }
+            assert_eq!(resent, expected, "below_high_sack = {below}");
+            if below {
+                // A SACK of segment 6 makes 5 eligible; 7 stays above the highest SACK.
+                b.sack(6, 7, &mut RateEstimator::default());
+                assert_eq!(b.next_lost(), Some(5));
+                b.on_send(5, SimTime(2), TxSnapshot::default());
+                assert_eq!(b.next_lost(), None);
+            }
+        }
     }
 
     #[test]

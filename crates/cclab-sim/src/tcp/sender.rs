@@ -119,7 +119,9 @@ impl Sender {
     pub fn new(flow: u32, cfg: TcpConfig, cc: Box<dyn CongestionControl>, limit: u64) -> Self {
         let mut s = Sender {
             flow,
-            sb: Scoreboard::new(cfg.dupthresh).keeping_sacked_retx(cfg.sacked_retx_in_pipe),
+            sb: Scoreboard::new(cfg.dupthresh)
+                .keeping_sacked_retx(cfg.sacked_retx_in_pipe)
+                .resending_below_high_sack(cfg.resend_below_high_sack),
             snd_nxt: 0,
             limit,
             cwnd: cfg.init_cwnd,

@@ -40,6 +40,7 @@ pub(super) static PARAMS: &[ParamSpec] = &[
     p("rto_initial", "duration", "1s", "a duration > 0"),
     p("dupthresh", "whole number", "3", "1 to 1000"),
     p("sacked_retx_in_pipe", "bool", "false", "true or false"),
+    p("resend_below_high_sack", "bool", "false", "true or false"),
     p("overhead", "duration", "0s", "a duration"),
     p("ecn", "bool or name", "false", "true, false, or \"l4s\" (ECN with ECT(1), RFC 9331)"),
     p("rtt | access_* | receiver_* | reverse | src, dst", "placement", "(topology's)", "see the topology"),
