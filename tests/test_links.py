@@ -52,6 +52,9 @@ def test_the_cellular_example_shows_delay_based_vegas_with_a_shorter_queue_than_
     ('rate_schedule = [["2s", "5Mbps"], ["1s", "1Mbps"]]', "topology.bottleneck.rate_schedule[1][0]"),
     ('loss_schedule = [["1s", 1.5]]', "topology.bottleneck.loss_schedule[0][1]"),
     ('mahimahi = "no-such.trace"', "topology.bottleneck.mahimahi"),
+    ('jitter = "2ms"', "topology.bottleneck.jitter"),
+    ('jitter = "0.5ms", delay_schedule = [["0.5s", "0.2ms"]]', "topology.bottleneck.jitter"),
+    ('jitter = "soon"', "topology.bottleneck.jitter"),
 ])
 def test_a_bad_schedule_is_a_one_line_scenario_error_naming_its_field(tmp_path, extra, field):
     (tmp_path / "s.toml").write_text(
@@ -76,9 +79,27 @@ def test_the_run_key_changes_with_the_trace_content_and_not_for_scenarios_withou
     assert run_key(sc, 1) == plain
 
 
-def test_a_crosscheck_refuses_a_link_with_a_schedule():
+@pytest.mark.parametrize("field, value", [("rate_schedule", [["1s", "5Mbps"]]), ("jitter", "0.1ms")])
+def test_a_crosscheck_refuses_a_link_with_a_schedule_or_jitter(field, value):
     sc = cclab.load_scenario(ROOT / "scenarios" / "quickstart.toml")
-    sc["topology"]["bottleneck"]["rate_schedule"] = [["1s", "5Mbps"]]
+    sc["topology"]["bottleneck"][field] = value
     for peer in ("ns2", "ns3"):
         e = refusal(sc, peer)
-        assert e is not None and "rate_schedule" in str(e), (peer, e)
+        assert e is not None and field in str(e), (peer, e)
+
+
+def test_jitter_lengthens_the_round_trips_spread_and_the_same_seed_repeats_the_run():
+    # One flow's RTT samples over a jittered bottleneck (both directions): their spread grows
+    # with the jitter, the path's least RTT stays the fixed path's or above, and a seed repeats.
+    sc = cclab.load_scenario(ROOT / "scenarios" / "quickstart.toml")
+    def flows(jitter, seed=1):
+        s = {**sc, "topology": {**sc["topology"], "bottleneck": {**sc["topology"]["bottleneck"]}}}
+        if jitter:
+            s["topology"]["bottleneck"]["jitter"] = jitter
+        return cclab.run(s, seed=seed).flows
+    plain, jit = flows(None), flows("2ms")
+    spread = lambda f: float((f.rtt_max_s - f.rtt_min_s).max())
+    assert spread(jit) > spread(plain) + 0.002, (spread(plain), spread(jit))
+    assert float(jit.rtt_min_s.min()) >= float(plain.rtt_min_s.min()) - 0.004
+    assert flows("2ms").equals(jit)
+    assert not flows("2ms", seed=2).equals(jit)

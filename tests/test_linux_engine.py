@@ -72,6 +72,7 @@ def alive(pid: int) -> bool:
         (lambda s: s["topology"]["bottleneck"].update(rate="1Gbps"), "topology.bottleneck.rate"),
         (lambda s: s["topology"]["bottleneck"].update(loss_schedule=[["1s", 0.01]]), "topology.bottleneck.loss_schedule"),
         (lambda s: s["topology"]["bottleneck"].update(delay_schedule=[["1s", "30ms"]]), "topology.bottleneck.delay_schedule"),
+        (lambda s: s["topology"]["bottleneck"].update(jitter="0.1ms"), "topology.bottleneck.jitter"),
         (lambda s: s["topology"]["bottleneck"].update(rate_schedule=[["1s", "300Mbps"]]), "topology.bottleneck.rate_schedule"),
         (lambda s: s["topology"]["bottleneck"].update(rate_schedule=[["1s", "10kbps"]]), "topology.bottleneck.rate_schedule"),
         (lambda s: s["flows"][0].update(cc="vegas"), "flows[0].cc"),

@@ -29,6 +29,8 @@ pub mod stream {
     pub const PIE: u64 = 10;
     /// DualPI2's drop and mark decisions (index: link).
     pub const DUALPI2: u64 = 11;
+    /// A link's per-packet delay jitter (index: link).
+    pub const LINK_JITTER: u64 = 12;
 }
 
 /// SplitMix64's finalizer: a well-mixed 64-bit function of `z` (also FQ-CoDel's flow hash).

@@ -165,8 +165,8 @@ def _refuse_untranslated_params(sc: Mapping[str, Any], mod: Any) -> None:
                                       f"{which} for {g.get('cc')} ({mod.NAME} runs its own values of the others)")
 
 
-#: The link fields that make a link vary over time (docs/links.md): no peer translation has them.
-VARYING_FIELDS = ("rate_schedule", "delay_schedule", "loss_schedule", "gilbert_elliott", "mahimahi")
+#: The link fields that make a link vary over time or per packet (docs/links.md): no peer translation has them.
+VARYING_FIELDS = ("rate_schedule", "delay_schedule", "jitter", "loss_schedule", "gilbert_elliott", "mahimahi")
 
 
 def _refuse_varying_links(sc: Mapping[str, Any], mod: Any) -> None:

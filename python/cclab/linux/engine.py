@@ -79,9 +79,9 @@ def _resolve(sc: Scenario, seed: int) -> Tuple[Scenario, Dict[str, Any], float, 
     if topo.get("kind", "dumbbell") != "dumbbell":
         _fail("topology.kind", f"'{topo.get('kind')}': the Linux engine builds dumbbells only")
     b = topo.get("bottleneck") or {}
-    for key in ("delay_schedule", "loss_schedule", "mahimahi"):
+    for key in ("delay_schedule", "jitter", "loss_schedule", "mahimahi"):
         if key in b:
-            _fail(f"topology.bottleneck.{key}", "the Linux testbed has a fixed delay and a fixed `loss` or "
+            _fail(f"topology.bottleneck.{key}", "the Linux testbed has a fixed delay (its delay line adds no jitter) and a fixed `loss` or "
                                                 "`gilbert_elliott` loss; of the schedules it follows `rate_schedule`")
     if b.get("queue", "droptail") != "droptail":
         _fail("topology.bottleneck.queue", f"'{b.get('queue')}': this kernel has no AQM qdisc (no red, codel, "

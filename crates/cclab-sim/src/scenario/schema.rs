@@ -184,6 +184,10 @@ pub struct LinkParams {
     /// Steps of the one-way delay over time, as `rate_schedule`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub delay_schedule: Option<Schedule<String>>,
+    /// Each packet's delay drawn uniformly in [delay - jitter, delay + jitter], the wire kept in
+    /// order (netem's `delay D J` without reordering; docs/links.md).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub jitter: Option<String>,
     /// Steps of the random loss probability over time: `[["10s", 0.01], ...]` or a file.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub loss_schedule: Option<Schedule<f64>>,
@@ -220,6 +224,10 @@ pub struct GraphLink {
     /// Steps of the one-way delay over time, as `rate_schedule`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub delay_schedule: Option<Schedule<String>>,
+    /// Each packet's delay drawn uniformly in [delay - jitter, delay + jitter], the wire kept in
+    /// order (netem's `delay D J` without reordering; docs/links.md).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub jitter: Option<String>,
     /// Steps of the random loss probability over time: `[["10s", 0.01], ...]` or a file.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub loss_schedule: Option<Schedule<f64>>,

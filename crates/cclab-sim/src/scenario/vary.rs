@@ -21,6 +21,7 @@ pub(crate) struct VarySpec<'a> {
     pub(crate) loss: Option<f64>,
     pub(crate) rate_schedule: &'a Option<Schedule<String>>,
     pub(crate) delay_schedule: &'a Option<Schedule<String>>,
+    pub(crate) jitter: &'a Option<String>,
     pub(crate) loss_schedule: &'a Option<Schedule<f64>>,
     pub(crate) gilbert_elliott: &'a Option<BTreeMap<String, f64>>,
     pub(crate) mahimahi: &'a Option<String>,
@@ -32,6 +33,7 @@ impl<'a> VarySpec<'a> {
             loss: b.loss,
             rate_schedule: &b.rate_schedule,
             delay_schedule: &b.delay_schedule,
+            jitter: &b.jitter,
             loss_schedule: &b.loss_schedule,
             gilbert_elliott: &b.gilbert_elliott,
             mahimahi: &b.mahimahi,
@@ -43,19 +45,21 @@ impl<'a> VarySpec<'a> {
             loss: l.loss,
             rate_schedule: &l.rate_schedule,
             delay_schedule: &l.delay_schedule,
+            jitter: &l.jitter,
             loss_schedule: &l.loss_schedule,
             gilbert_elliott: &l.gilbert_elliott,
             mahimahi: &l.mahimahi,
         }
     }
 
-    /// What applies to a dumbbell's reverse direction: the rate and delay schedules (as `rate`
-    /// and `delay`), not the loss or the trace (as `loss`).
+    /// What applies to a dumbbell's reverse direction: the rate and delay schedules and the
+    /// jitter (as `rate` and `delay`), not the loss or the trace (as `loss`).
     pub(crate) fn both_ways(&self) -> VarySpec<'a> {
         VarySpec {
             loss: None,
             rate_schedule: self.rate_schedule,
             delay_schedule: self.delay_schedule,
+            jitter: self.jitter,
             loss_schedule: &None,
             gilbert_elliott: &None,
             mahimahi: &None,
@@ -65,6 +69,7 @@ impl<'a> VarySpec<'a> {
     fn any(&self) -> bool {
         self.rate_schedule.is_some()
             || self.delay_schedule.is_some()
+            || self.jitter.is_some()
             || self.loss_schedule.is_some()
             || self.gilbert_elliott.is_some()
             || self.mahimahi.is_some()
@@ -312,11 +317,24 @@ pub(crate) fn apply(
         None => None,
         Some(m) => Some(gilbert_elliott(&format!("{p}.gilbert_elliott"), m, rng())?),
     };
+    let jitter = match s.jitter {
+        None => None,
+        Some(j) => {
+            let field = format!("{p}.jitter");
+            let jit = time(&field, j)?;
+            // A delay is never drawn below zero: the jitter stays within every delay the link has.
+            let least = delay.as_ref().map_or(link.delay, |d| d.steps().map(|(_, v)| v).fold(link.delay, SimTime::min));
+            if jit > least {
+                return Err(err(field, j, format!("a duration of at most the link's least delay ({least})")));
+            }
+            Some((jit, stream_rng(seed, rng::stream::LINK_JITTER, link_index)))
+        }
+    };
     let trace = match s.mahimahi {
         None => None,
         Some(path) => Some(Opportunities::new(files.mahimahi(&format!("{p}.mahimahi"), path)?)),
     };
-    link.set_varying(Varying::new(rate, delay, loss, ge, trace));
+    link.set_varying(Varying::new(rate, delay, loss, ge, trace).with_jitter(jitter));
     Ok(())
 }
 

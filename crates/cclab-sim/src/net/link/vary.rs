@@ -275,6 +275,9 @@ pub struct Varying {
     pub loss: Option<Steps<f64>>,
     pub gilbert_elliott: Option<GilbertElliott>,
     pub trace: Option<Opportunities>,
+    /// Each packet's delay is `delay_now` plus a uniform draw in [-jitter, +jitter] (`jitter` at
+    /// most the least delay, so never negative), and no earlier than the packet before it.
+    pub jitter: Option<(SimTime, Pcg64)>,
     rate_now: Rate,
     delay_now: SimTime,
     /// When the last packet sent reaches the far end (the wire keeps order).
@@ -299,6 +302,7 @@ impl Varying {
             loss,
             gilbert_elliott,
             trace,
+            jitter: None,
             rate_now: Rate(1),
             delay_now: SimTime::ZERO,
             last_arrival: SimTime::ZERO,
@@ -308,6 +312,12 @@ impl Varying {
     }
 
     /// The rate in force (the link's own before the first step).
+    /// With a per-packet delay jitter and its random stream.
+    pub fn with_jitter(mut self, jitter: Option<(SimTime, Pcg64)>) -> Self {
+        self.jitter = jitter;
+        self
+    }
+
     pub fn rate_now(&self) -> Rate {
         self.rate_now
     }
@@ -387,7 +397,12 @@ impl Link {
         self.busy_time += busy;
         self.tx_pkts += 1;
         self.tx_bytes += size as u64;
-        let arrive = (end + v.delay_now).max(v.last_arrival);
+        let delay = match &mut v.jitter {
+            // Uniform in [delay - j, delay + j], in whole picoseconds.
+            Some((j, rng)) if j.0 > 0 => SimTime(v.delay_now.0 - j.0 + rng.gen_range(0..=j.0.saturating_mul(2))),
+            _ => v.delay_now,
+        };
+        let arrive = (end + delay).max(v.last_arrival);
         v.last_arrival = arrive;
         v.last_start = now;
         arrive

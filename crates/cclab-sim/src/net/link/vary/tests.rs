@@ -150,3 +150,59 @@ fn a_rate_step_applies_from_the_next_transmission_and_one_in_progress_finishes_a
     let Arrival::Sent(_, b) = l.arrive(ms(2), test_packet(250)) else { panic!("sent at once") };
     assert_eq!(b.arrive, ms(3));
 }
+
+/// A 1 Mbit/s link of 10 ms delay with 2 ms of jitter.
+fn jitter_link(seed: u64) -> Link {
+    let mut l = Link::new("l".into(), 0, 1, Rate(1_000_000), ms(10), Box::new(DropTail::new(Capacity::Unlimited)));
+    let rng = stream_rng(seed, rng::stream::LINK_JITTER, 0);
+    l.set_varying(Varying::new(None, None, None, None, None).with_jitter(Some((ms(2), rng))));
+    l
+}
+
+#[test]
+fn jitter_draws_each_delay_uniformly_within_its_bounds_and_keeps_the_wire_in_order() {
+    // Packets 100 ms apart never meet: each delay is its own draw, in [8, 12] ms, with the
+    // uniform's mean and spread.
+    let mut l = jitter_link(7);
+    let tx = ms(1); // 125 bytes at 1 Mbit/s
+    let delays: Vec<f64> = (0..4000u64)
+        .map(|i| {
+            let sent = ms(100 * i);
+            let Arrival::Sent(_, t) = l.arrive(sent, test_packet(125)) else { panic!("sent at once") };
+            (t.arrive.0 - sent.0 - tx.0) as f64 / 1e9
+        })
+        .collect();
+    assert!(delays.iter().all(|&d| (8.0..=12.0).contains(&d)), "a delay outside [8, 12] ms");
+    let mean = delays.iter().sum::<f64>() / delays.len() as f64;
+    let sd = (delays.iter().map(|d| (d - mean).powi(2)).sum::<f64>() / delays.len() as f64).sqrt();
+    assert!((mean - 10.0).abs() < 0.05, "mean {mean} ms");
+    assert!((sd - 4.0 / 12f64.sqrt()).abs() < 0.05, "standard deviation {sd} ms");
+    // Back to back, 1 ms apart, draws 4 ms wide would overtake: the wire stays in order.
+    let mut l = jitter_link(7);
+    let mut last = SimTime::ZERO;
+    for i in 0..1000 {
+        let r = l.arrive(ms(i), test_packet(125));
+        let t = match r {
+            Arrival::Sent(_, t) => t.arrive,
+            Arrival::Queued(_) | Arrival::StartTx => continue,
+            Arrival::Dropped(..) => panic!("nothing is dropped"),
+        };
+        assert!(t >= last, "packet {i} overtook the one before");
+        last = t;
+    }
+}
+
+#[test]
+fn the_same_seed_draws_the_same_jitter_and_another_seed_other_draws() {
+    let arrivals = |seed| {
+        let mut l = jitter_link(seed);
+        (0..50u64)
+            .map(|i| match l.arrive(ms(100 * i), test_packet(125)) {
+                Arrival::Sent(_, t) => t.arrive,
+                _ => panic!("sent at once"),
+            })
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(arrivals(1), arrivals(1));
+    assert_ne!(arrivals(1), arrivals(2));
+}
