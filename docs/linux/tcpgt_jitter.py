@@ -36,6 +36,8 @@ def main() -> int:
         jitters = [float(x) for x in a.jitters.split(",")]
     except ValueError:
         ap.error(f"--jitters: invalid value {a.jitters!r}; accepted: numbers of ms, comma-separated")
+    if any(j < 0 for j in jitters):
+        ap.error(f"--jitters: invalid value {a.jitters!r}; accepted: numbers of ms >= 0, comma-separated")
     warnings.simplefilter("ignore")
     print("| jitter J (ms) | cwnd mean (packets) | goodput (Mbit/s) | mean queue (packets) | seeds |")
     print("|---:|---:|---:|---:|---:|")
