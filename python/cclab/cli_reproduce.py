@@ -14,8 +14,8 @@ from .cli import _check_out, _stdout, app, fail
 
 __all__ = ["reproduce"]
 
-_STACK_HELP = ("TCP stack profile of every flow: cclab (default), ns2, linux, or paper (the stack each paper "
-               "ran: ns-2.35, Linux for an implementation's results).")
+_STACK_HELP = ("TCP stack profile of every flow: paper (default: the stack each paper ran, ns-2.35, or Linux "
+               "for an implementation's results), cclab (cclab's own TCP), ns2, or linux.")
 
 
 @app.command()
@@ -47,7 +47,7 @@ def reproduce(
         typer.Option("--stored-only", help="Simulate nothing: report the experiments whose runs are all finished, "
                      "list the others as not yet run."),
     ] = False,
-    stack: Annotated[str, typer.Option("--stack", help=_STACK_HELP)] = "cclab",
+    stack: Annotated[str, typer.Option("--stack", help=_STACK_HELP)] = "paper",
     versus: Annotated[
         Optional[str],
         typer.Option("--versus", help="Also run the experiments under this stack profile (in OUT/versus-STACK/) "
@@ -125,5 +125,5 @@ def reproduce(
     if other is not None:
         what = "--all" if all_ else " ".join(x for x in (paper, experiment) if x)
         command = (f"cclab reproduce {what}{' --quick' if quick else ''}{' --stored-only' if stored_only else ''} "
-                   f"--stack {stack} --versus {versus}")
+                   f"{f'--stack {stack} ' if stack != ex.DEFAULT_STACK else ''}--versus {versus}")
         con.print(f"wrote {ex.write_stack_changes(outcomes, other, out / 'stack-changes.md', command, stack, versus)}")

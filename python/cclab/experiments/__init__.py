@@ -26,6 +26,7 @@ from typing import Dict, List, Optional, Sequence, Union
 from .base import Experiment, Report, Run, Variant
 from .report import write_summary
 from .runner import (
+    DEFAULT_STACK,
     STACK_CHOICES,
     Outcome,
     Progress,
@@ -41,6 +42,7 @@ from .verdicts import VERDICTS, Check, claim, compare, model
 
 __all__ = [
     "Check",
+    "DEFAULT_STACK",
     "Experiment",
     "Outcome",
     "PAPERS",
@@ -142,7 +144,7 @@ def run_experiment(
     jobs: Optional[int] = None,
     fresh: bool = False,
     progress: Optional[Progress] = None,
-    stack: str = "cclab",
+    stack: str = DEFAULT_STACK,
 ) -> Outcome:
     """Runs one experiment (reusing finished runs) and writes its files; ``stack`` as in
     ``run_experiments``."""
@@ -157,7 +159,7 @@ def reproduce(
     jobs: Optional[int] = None,
     fresh: bool = False,
     progress: Optional[Progress] = None,
-    stack: str = "cclab",
+    stack: str = DEFAULT_STACK,
 ) -> List[Outcome]:
     """Reruns the experiments of ``paper`` (all papers when None), or the one named ``name``: their
     missing runs together, longest first (``runner.run_experiments``), every flow following the

@@ -30,7 +30,13 @@ if TYPE_CHECKING:
 
 from .verdicts import Check, checks_table, claim, compare, fmt, model
 
-__all__ = ["Run", "Check", "Report", "Experiment", "Variant", "compare", "claim", "model", "checks_table", "fmt"]
+__all__ = ["DEFAULT_STACK", "Run", "Check", "Report", "Experiment", "Variant", "compare", "claim", "model",
+           "checks_table", "fmt"]
+
+#: The ``--stack`` a reproduction follows unless told otherwise: "paper", each experiment's own
+#: ``Experiment.stack`` (issue 14: the papers' experiments run with the profile of the stack each
+#: paper used; ``--stack cclab`` is cclab's own TCP).
+DEFAULT_STACK = "paper"
 
 #: What ``measure`` may return per table: a DataFrame, a list of row dicts, or one row.
 Rows = Union[pd.DataFrame, Sequence[Mapping[str, Any]], Mapping[str, Any]]

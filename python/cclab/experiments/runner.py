@@ -29,10 +29,10 @@ import pandas as pd
 
 from ..runner import dedupe, estimate_cost
 from . import not_computed
-from .base import Experiment, Run, out_dir, rows_frame
+from .base import DEFAULT_STACK, Experiment, Run, out_dir, rows_frame
 from .verdicts import VERDICTS, Check
 
-__all__ = ["Outcome", "Progress", "Overall", "RunsFailed", "dedupe", "estimate_cost", "missing_runs", "run_experiments",
+__all__ = ["DEFAULT_STACK", "Outcome", "Progress", "Overall", "RunsFailed", "dedupe", "estimate_cost", "missing_runs", "run_experiments",
            "resolve_stack", "with_stack"]
 
 #: ``stack`` of ``run_experiments``: besides a profile's name, "paper" is each experiment's own
@@ -184,7 +184,7 @@ class _Plan:
         return len(self.results) + len(self.missing) == len(self.runs)
 
 
-def _plan(exp: Experiment, quick: bool, out: Path, fresh: bool, stack: str = "cclab") -> _Plan:
+def _plan(exp: Experiment, quick: bool, out: Path, fresh: bool, stack: str = DEFAULT_STACK) -> _Plan:
     profile = resolve_stack(exp, stack)
     runs = [dataclasses.replace(r, scenario=with_stack(r.scenario, profile)) for r in exp.runs(quick)]
     keys = [r.key for r in runs]
@@ -247,7 +247,7 @@ def _finish(plan: _Plan) -> Outcome:
     return Outcome(exp, plan.quick, folder, list(rep.checks), len(plan.runs), wall, files, plan.stack)
 
 
-def missing_runs(exp: Experiment, quick: bool, out: Union[str, "os.PathLike[str]"], stack: str = "cclab") -> int:
+def missing_runs(exp: Experiment, quick: bool, out: Union[str, "os.PathLike[str]"], stack: str = DEFAULT_STACK) -> int:
     """How many of the experiment's runs are neither measured in ``out`` nor in the run store: what
     ``run_experiments`` would have to simulate."""
     from ..store import RunStore
@@ -267,7 +267,7 @@ def run_experiments(
     overall: Optional[Overall] = None,
     done: Optional[Callable[[Outcome], Any]] = None,
     bar: bool = False,
-    stack: str = "cclab",
+    stack: str = DEFAULT_STACK,
 ) -> List[Outcome]:
     """Runs the experiments' missing runs together on the shared runner (``cclab.runner``:
     longest first, on ``jobs`` processes, a run shared by several experiments simulated once),
