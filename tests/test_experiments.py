@@ -165,6 +165,7 @@ def test_cli_run_and_report(tmp_path):
     assert r.exit_code == 0, r.output
     text = rep.read_text()
     assert "| 003 | [fig1]" in text
+    assert f"--report {rep.as_posix()} --out {(tmp_path / 'o').as_posix()}`" in text  # the command that made it
     # Image links are relative to the report and point at files that exist.
     link = text.split("![fig1](")[1].split(")")[0]
     assert (rep.parent / link).exists()

@@ -121,7 +121,7 @@ def reproduce(
     except ex.RunsFailed as e:
         fail("runs", str(e), 1)
     if report is not None:
-        con.print(f"wrote {ex.write_summary(outcomes, report, pending, stack)}")
+        con.print(f"wrote {ex.write_summary(outcomes, report, pending, stack, out)}")
     if other is not None:
         what = "--all" if all_ else " ".join(x for x in (paper, experiment) if x)
         command = (f"cclab reproduce {what}{' --quick' if quick else ''}{' --stored-only' if stored_only else ''} "
