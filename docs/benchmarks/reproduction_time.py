@@ -41,11 +41,12 @@ def main(argv: list[str]) -> int:
         profile = ex.resolve_stack(e, a.stack)
         for r in e.runs(False):
             sc = ex.with_stack(r.scenario, profile)
-            share[e.id] = share.get(e.id, 0.0) + estimate_cost(sc)
+            cost = estimate_cost(sc)
+            share[e.id] = share.get(e.id, 0.0) + cost
             path = store.path(sc, r.seed) / "summary.json"
             if path in costs:
                 continue
-            costs[path] = estimate_cost(sc)
+            costs[path] = cost
             if path.is_file():
                 walls[path] = float(json.loads(path.read_text())["wall_time_s"])
     missing = len(costs) - len(walls)

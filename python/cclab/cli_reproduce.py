@@ -11,6 +11,7 @@ import typer
 from rich.table import Table
 
 from .cli import _check_out, _stdout, app, fail
+from .experiments.base import DEFAULT_OUT, DEFAULT_STACK
 
 __all__ = ["reproduce"]
 
@@ -28,9 +29,7 @@ def reproduce(
         Optional[str], typer.Argument(help="One experiment of the paper (default: all of them).", show_default=False)
     ] = None,
     quick: Annotated[bool, typer.Option("--quick", help="Shortened durations and sweeps (minutes, not hours).")] = False,
-    out: Annotated[Path, typer.Option("--out", "-o", help="Folder for figures, data and reports.")] = Path(
-        "reproduction"
-    ),
+    out: Annotated[Path, typer.Option("--out", "-o", help="Folder for figures, data and reports.")] = Path(DEFAULT_OUT),
     jobs: Annotated[
         Optional[int], typer.Option("--jobs", "-j", help="Simulations at once (default: the CPU count).", show_default=False)
     ] = None,
@@ -47,7 +46,7 @@ def reproduce(
         typer.Option("--stored-only", help="Simulate nothing: report the experiments whose runs are all finished, "
                      "list the others as not yet run."),
     ] = False,
-    stack: Annotated[str, typer.Option("--stack", help=_STACK_HELP)] = "paper",
+    stack: Annotated[str, typer.Option("--stack", help=_STACK_HELP)] = DEFAULT_STACK,
     versus: Annotated[
         Optional[str],
         typer.Option("--versus", help="Also run the experiments under this stack profile (in OUT/versus-STACK/) "
@@ -125,5 +124,5 @@ def reproduce(
     if other is not None:
         what = "--all" if all_ else " ".join(x for x in (paper, experiment) if x)
         command = (f"cclab reproduce {what}{' --quick' if quick else ''}{' --stored-only' if stored_only else ''} "
-                   f"{f'--stack {stack} ' if stack != ex.DEFAULT_STACK else ''}--versus {versus}")
+                   f"{f'--stack {stack} ' if stack != DEFAULT_STACK else ''}--versus {versus}")
         con.print(f"wrote {ex.write_stack_changes(outcomes, other, out / 'stack-changes.md', command, stack, versus)}")

@@ -35,12 +35,23 @@ RTT = 0.060
 GAP = 0.005
 
 
-def trains(times: list[float], until: float) -> list[int]:
-    """How many ACK trains begin in each round trip [k RTT, (k + 1) RTT) before ``until``."""
-    starts = [t for i, t in enumerate(times) if t < until and (i == 0 or t - times[i - 1] > GAP)]
+def trains(acks: list[float], until: float) -> list[tuple[float, int]]:
+    """The ACK trains before ``until``: when each begins and how many ACKs it holds."""
+    out: list[tuple[float, int]] = []
+    for i, t in enumerate(acks):
+        if t >= until:
+            break
+        if i == 0 or t - acks[i - 1] > GAP:
+            out.append((t, 0))
+        out[-1] = (out[-1][0], out[-1][1] + 1)
+    return out
+
+
+def per_round(train_list: list[tuple[float, int]], until: float) -> list[int]:
+    """How many trains begin in each round trip [k RTT, (k + 1) RTT) before ``until``."""
     rounds = [0] * (int(until / RTT) + 1)
-    for t in starts:
-        rounds[int(t / RTT)] += 1
+    for start, _ in train_list:
+        rounds[int(start / RTT)] += 1
     return rounds
 
 
@@ -79,18 +90,6 @@ def with_(sc: dict, fields: dict) -> dict:
     return {**sc, "flows": [{**g, **fields} for g in sc["flows"]]}
 
 
-def train_sizes(acks: list[float], until: float) -> list[int]:
-    """The number of ACKs in each train before ``until``."""
-    sizes: list[int] = []
-    for i, t in enumerate(acks):
-        if t >= until:
-            break
-        if i == 0 or t - acks[i - 1] > GAP:
-            sizes.append(0)
-        sizes[-1] += 1
-    return sizes
-
-
 def main(argv: list[str]) -> int:
     seed = int(argv[0]) if argv else 1
     warnings.simplefilter("ignore")
@@ -111,11 +110,11 @@ def main(argv: list[str]) -> int:
     print(f"02-newreno-one under the linux profile, seed {seed}: flow 0's ACK trains per round trip "
           f"({RTT * 1000:.0f} ms) until its first recovery")
     for name, (acks, recovery, cwnd, retx) in runs:
-        per_round = trains(acks, recovery)
+        found = trains(acks, recovery)
         print(f"- {name}: first recovery at {recovery:.3f} s with a window of {cwnd:.0f} packets; "
               f"{retx} retransmitted packets in the run")
-        print("  trains per round: " + " ".join(str(n) for n in per_round))
-        print("  ACKs per train: " + " ".join(str(n) for n in train_sizes(acks, recovery)))
+        print("  trains per round: " + " ".join(str(n) for n in per_round(found, recovery)))
+        print("  ACKs per train: " + " ".join(str(n) for _, n in found))
     return 0
 
 

@@ -4,7 +4,7 @@ segment and RFC 6675 loss detection on cclab's side) and cclab's do not (docs/fi
 
 For flow 0 of seed 1 it prints, in segments: the recovery point (the highest segment sent when
 the fast recovery began, plus one), the overshoot's last hole below it and how many delivered
-segments lie between the two (RFC 6675's `IsLost` needs DupThresh = 3 SACKed segments above a
+segments lie between the two (for cclab, when each of them was first sent) (RFC 6675's `IsLost` needs DupThresh = 3 SACKed segments above a
 hole), when that hole is first resent, and, for ns-3, the partial ACKs (the timer is restarted
 at the first only), the RTT sample at the last one, and when the timer fires.
 
@@ -84,8 +84,10 @@ def cclab_side(sc: dict) -> None:
     holes = sorted(set(resends[resends.seq < recover].seq))
     hole = int(holes[-1])
     timeouts = int(r.flows.timeouts.iloc[0])
+    first_sent = sends[~sends.retx.astype(bool)].groupby("seq").time_s.min()
+    when = ", ".join(f"{s} at {first_sent[s]:.4f} s" for s in range(hole, recover))
     print(f"cclab: recovery point {recover}; last hole {hole} with {recover - 1 - hole} delivered "
-          f"segments above it below the recovery point; hole {hole} first resent at "
+          f"segments above it below the recovery point (first sent: {when}); hole {hole} first resent at "
           f"{resends[resends.seq == hole].time_s.min():.4f} s; {timeouts} timeouts by {sc['duration']}")
 
 

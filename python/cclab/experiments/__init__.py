@@ -23,10 +23,9 @@ import os
 import re
 from typing import Dict, List, Optional, Sequence, Union
 
-from .base import Experiment, Report, Run, Variant
+from .base import DEFAULT_OUT, DEFAULT_STACK, Experiment, Report, Run, Variant
 from .report import write_summary
 from .runner import (
-    DEFAULT_STACK,
     STACK_CHOICES,
     Outcome,
     Progress,
@@ -42,6 +41,7 @@ from .verdicts import VERDICTS, Check, claim, compare, model
 
 __all__ = [
     "Check",
+    "DEFAULT_OUT",
     "DEFAULT_STACK",
     "Experiment",
     "Outcome",
@@ -140,7 +140,7 @@ def find(paper: str, name: Optional[str] = None) -> List[Experiment]:
 def run_experiment(
     exp: Experiment,
     quick: bool = False,
-    out: Union[str, "os.PathLike[str]"] = "reproduction",
+    out: Union[str, "os.PathLike[str]"] = DEFAULT_OUT,
     jobs: Optional[int] = None,
     fresh: bool = False,
     progress: Optional[Progress] = None,
@@ -155,7 +155,7 @@ def reproduce(
     paper: Optional[str] = None,
     name: Optional[str] = None,
     quick: bool = False,
-    out: Union[str, "os.PathLike[str]"] = "reproduction",
+    out: Union[str, "os.PathLike[str]"] = DEFAULT_OUT,
     jobs: Optional[int] = None,
     fresh: bool = False,
     progress: Optional[Progress] = None,

@@ -30,13 +30,15 @@ if TYPE_CHECKING:
 
 from .verdicts import Check, checks_table, claim, compare, fmt, model
 
-__all__ = ["DEFAULT_STACK", "Run", "Check", "Report", "Experiment", "Variant", "compare", "claim", "model",
+__all__ = ["DEFAULT_OUT", "DEFAULT_STACK", "Run", "Check", "Report", "Experiment", "Variant", "compare", "claim", "model",
            "checks_table", "fmt"]
 
 #: The ``--stack`` a reproduction follows unless told otherwise: "paper", each experiment's own
 #: ``Experiment.stack`` (issue 14: the papers' experiments run with the profile of the stack each
 #: paper used; ``--stack cclab`` is cclab's own TCP).
 DEFAULT_STACK = "paper"
+#: The ``--out`` folder of a reproduction unless told otherwise.
+DEFAULT_OUT = "reproduction"
 
 #: What ``measure`` may return per table: a DataFrame, a list of row dicts, or one row.
 Rows = Union[pd.DataFrame, Sequence[Mapping[str, Any]], Mapping[str, Any]]

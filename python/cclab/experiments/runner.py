@@ -29,10 +29,10 @@ import pandas as pd
 
 from ..runner import dedupe, estimate_cost
 from . import not_computed
-from .base import DEFAULT_STACK, Experiment, Run, out_dir, rows_frame
+from .base import DEFAULT_OUT, DEFAULT_STACK, Experiment, Run, out_dir, rows_frame
 from .verdicts import VERDICTS, Check
 
-__all__ = ["DEFAULT_STACK", "Outcome", "Progress", "Overall", "RunsFailed", "dedupe", "estimate_cost", "missing_runs", "run_experiments",
+__all__ = ["Outcome", "Progress", "Overall", "RunsFailed", "dedupe", "estimate_cost", "missing_runs", "run_experiments",
            "resolve_stack", "with_stack"]
 
 #: ``stack`` of ``run_experiments``: besides a profile's name, "paper" is each experiment's own
@@ -184,7 +184,7 @@ class _Plan:
         return len(self.results) + len(self.missing) == len(self.runs)
 
 
-def _plan(exp: Experiment, quick: bool, out: Path, fresh: bool, stack: str = DEFAULT_STACK) -> _Plan:
+def _plan(exp: Experiment, quick: bool, out: Path, fresh: bool, stack: str) -> _Plan:
     profile = resolve_stack(exp, stack)
     runs = [dataclasses.replace(r, scenario=with_stack(r.scenario, profile)) for r in exp.runs(quick)]
     keys = [r.key for r in runs]
@@ -260,7 +260,7 @@ def missing_runs(exp: Experiment, quick: bool, out: Union[str, "os.PathLike[str]
 def run_experiments(
     exps: Sequence[Experiment],
     quick: bool = False,
-    out: Union[str, "os.PathLike[str]"] = "reproduction",
+    out: Union[str, "os.PathLike[str]"] = DEFAULT_OUT,
     jobs: Optional[int] = None,
     fresh: bool = False,
     progress: Optional[Progress] = None,
