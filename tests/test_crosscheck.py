@@ -7,7 +7,7 @@ import json
 import shutil
 import subprocess
 import re
-import sys
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -16,10 +16,6 @@ import cclab
 from cclab import _core
 from cclab.crosscheck import CrosscheckError, crosscheck, ns2, refusal
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
 
 
 def scenario(**flow):

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 import re
-import sys
+import tomllib
 
 
 import pytest
@@ -15,10 +15,6 @@ from cclab import experiments as ex
 from cclab.cli import app
 from typer.testing import CliRunner
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
 
 ALL = ex.experiments()
 #: reason text -> the check that gave it, over every experiment run in this session

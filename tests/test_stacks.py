@@ -3,7 +3,7 @@ flows a profile reaches, which stack a paper ran, and how verdicts are paired ac
 
 from __future__ import annotations
 
-import sys
+import tomllib
 
 import pytest
 from typer.testing import CliRunner
@@ -14,10 +14,6 @@ from cclab.cli import app
 from cclab.experiments.runner import Outcome
 from cclab.experiments.verdicts import Check
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
 
 runner = CliRunner()
 

@@ -397,10 +397,7 @@ def test_example_sweep_runs_and_utilization_grows_with_the_buffer(tmp_path):
 def test_the_sweep_files_in_docs_are_valid():
     text = (ROOT / "docs" / "sweeps.md").read_text(encoding="utf-8")
     blocks = re.findall(r"```toml\n(.*?)```", text, flags=re.S)
-    try:
-        import tomllib
-    except ImportError:  # Python < 3.11
-        import tomli as tomllib
+    import tomllib
 
     sweeps = [tomllib.loads(b) for b in blocks if "grid" in b or "points" in b]
     assert len(sweeps) >= 2

@@ -157,10 +157,8 @@ def _resolve_files(sc: Scenario, directory: Path) -> None:
 
 def _toml_position(text: str) -> str:
     """Where the TOML syntax error is, as "(at line L, column C)", from Python's own parser."""
-    try:
-        import tomllib  # Python >= 3.11
-    except ImportError:  # pragma: no cover
-        return ""
+    import tomllib
+
     try:
         tomllib.loads(text)
     except tomllib.TOMLDecodeError as te:

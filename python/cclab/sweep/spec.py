@@ -360,13 +360,8 @@ class Sweep:
         if p.is_dir():
             raise IsADirectoryError(21, "is a directory, not a sweep file", str(p))
         text = p.read_text(encoding="utf-8")
-        try:
-            import tomllib  # Python >= 3.11
-        except ImportError:  # pragma: no cover
-            try:
-                import tomli as tomllib  # type: ignore[no-redef]
-            except ImportError:
-                raise ImportError("reading a sweep file on Python < 3.11 needs tomli: pip install 'cclab[sweep]'")
+        import tomllib
+
         try:
             d = tomllib.loads(text)
         except tomllib.TOMLDecodeError as e:
