@@ -201,50 +201,63 @@ def test_scipy_t_quantile_equals_the_old_values(confidence):
         t_quantile(confidence, 0)
 
 
-def run_needing_memory_alone(scenario, seed):
-    """A run function for the workers: a cubic run stops for memory (MemoryBudgetError, as a run
-    whose queue outgrows its share of the budget) the first time, and again whenever another run
-    is in progress beside it, or always in the scenario "never-fits". Each run marks itself in
-    progress in a folder shared by the workers; every attempt of a cubic run appends the number of
-    runs beside it to a log there."""
+#: The whole memory budget the runner is made to see in the tests below (bytes).
+WHOLE = 8 << 30
+
+
+def run_needing_memory(scenario, seed):
+    """A run function for the workers: a run stops for memory (MemoryBudgetError) when its
+    budget (CCLAB_MEMORY_LIMIT, set by the runner) is below what its scenario's name says it needs
+    (a fraction of WHOLE). Each run marks itself in progress in a folder shared by the workers;
+    every attempt of a run that needs more than a share appends its budget and the most runs it
+    saw in progress beside it to a log there."""
     shared = Path(os.environ["CCLAB_TEST_SHARED"])
     me = shared / f"{os.getpid()}-{time.monotonic_ns()}"
     me.touch()
     try:
-        time.sleep(0.5)
-        if scenario["flows"][0]["cc"] == "cubic":
-            log = shared / "attempts.log"
-            first = not log.exists()
-            others = [p for p in shared.iterdir() if p != me and p != log]
-            with open(log, "a") as f:
-                f.write(f"{len(others)}\n")
-            if first or others or scenario.get("name") == "never-fits":
-                raise cclab.MemoryBudgetError("run: (the simulation's memory passed ...); accepted: ...")
-        return cclab.run(scenario, seed=seed)
+        need = float(scenario["name"]) * WHOLE
+        limit = int(os.environ["CCLAB_MEMORY_LIMIT"].rstrip("B"))
+        beside = 0
+        for _ in range(20 if need > WHOLE / 2 else 10):
+            time.sleep(0.05)
+            beside = max(beside, sum(1 for p in shared.iterdir() if p.suffix != ".log") - 1)
+        if need > WHOLE / 2:
+            with open(shared / "attempts.log", "a") as f:
+                f.write(f"{limit} {beside}\n")
+        if limit < need:
+            raise cclab.MemoryBudgetError("run: (the simulation's memory passed ...); accepted: ...")
+        return cclab.run(dict(scenario, name="run"), seed=seed)
     finally:
         me.unlink()
 
 
-@pytest.mark.parametrize("fits_alone", [True, False])
-def test_a_run_stopped_for_memory_beside_others_is_retried_alone(tmp_path, monkeypatch, fits_alone):
+@pytest.mark.parametrize("need", [0.6, 0.9, 1.1])
+def test_a_run_stopped_for_memory_at_its_share_goes_on_beside_others_then_alone(tmp_path, monkeypatch, need):
     shared = tmp_path / "shared"
     shared.mkdir()
     monkeypatch.setenv("CCLAB_TEST_SHARED", str(shared))
     monkeypatch.setenv("CCLAB_STORE", str(tmp_path / "store"))
-    base = dict(BASE, duration="1s", name="fits-alone" if fits_alone else "never-fits")
-    jobs = [Job(dict(base, flows=[dict(BASE["flows"][0], cc=cc)]), 1, tag=cc, run=run_needing_memory_alone)
-            for cc in ("newreno", "cubic", "htcp", "bic")]
+    monkeypatch.setattr("cclab.runner.memory_shares", lambda n: (WHOLE // n, WHOLE))
+    ccs = ["newreno", "cubic", "htcp", "bic", "highspeed", "scalable", "vegas", "fast", "westwood", "cr"]
+    jobs = [Job(dict(BASE, duration="1s", name=str(need if cc == "cubic" else 0.1),
+                     flows=[dict(BASE["flows"][0], cc=cc)]), 1, tag=cc, run=run_needing_memory)
+            for cc in ccs]
     done = run_jobs(jobs, workers=2)
-    assert sorted(d.job.tag for d in done) == ["bic", "cubic", "htcp", "newreno"]  # each once
-    cubic = next(d for d in done if d.job.tag == "cubic")
-    beside = [int(n) for n in (shared / "attempts.log").read_text().split()]
-    # Tried twice: the second time alone, and only then reported.
-    assert len(beside) == 2 and beside[1] == 0, beside
+    assert sorted(d.job.tag for d in done) == sorted(ccs)  # each once
     assert all(d.ok for d in done if d.job.tag != "cubic")
-    if fits_alone:
+    cubic = next(d for d in done if d.job.tag == "cubic")
+    attempts = [tuple(map(int, line.split())) for line in (shared / "attempts.log").read_text().splitlines()]
+    # First at its share; then at most of the budget, while the other worker goes on with a run
+    # given the rest (a quarter of a share); then, if that is not enough, alone with all of it.
+    big = WHOLE - WHOLE // 8
+    if need == 0.6:
+        assert [a[0] for a in attempts] == [WHOLE // 2, big] and attempts[1][1] >= 1, attempts
         assert cubic.ok, cubic.error
     else:
-        assert not cubic.ok and cubic.error.startswith("MemoryBudgetError: run:"), cubic.error
+        assert [a[0] for a in attempts] == [WHOLE // 2, big, WHOLE] and attempts[2][1] == 0, attempts
+        assert cubic.ok == (need < 1), cubic.error
+        if need > 1:
+            assert cubic.error.startswith("MemoryBudgetError: run:"), cubic.error
 
 
 def test_workers_share_the_memory_budget_unless_the_user_set_it(monkeypatch):

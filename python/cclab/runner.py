@@ -14,7 +14,8 @@ processes). ``run_jobs``:
   running are tried again one at a time, so the one that kills its worker is found and reported
   as failed with how the worker died, and the others go on;
 - shares the memory budget among the workers (``memory_shares``), and tries a run that stopped
-  for memory beside others (MemoryBudgetError) again alone, with the whole budget;
+  for memory (MemoryBudgetError) at its share again with most of the budget, beside runs
+  given little, then alone with the whole (``memory_plan.py``);
 - makes the workers die with this process (``workers.py``): killing only the parent stops them.
 
 A job that raises is reported as failed (its error in one line and its traceback); the others
@@ -29,8 +30,9 @@ import functools
 import os
 import re
 import traceback
-from typing import Any, Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Set
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence
 
+from .memory_plan import MemoryPlan
 from .progress import Bar
 from .workers import Dask, dask_client, kill_pool, process_pool, worker_death
 
@@ -334,21 +336,17 @@ def _on_processes(todo: List[Job], workers: int, work: Callable[[Job], Any], ini
     # A run that several jobs share (same scenario and seed) is simulated once: the others are
     # queued when it is done, and then read it from the store.
     firsts, waiting = dedupe([_store_key(j) or f"#{i}" for i, j in enumerate(todo)])
-    queue: List[int] = list(firsts)  # indices into todo, longest first
-    # In flight when a worker died, or stopped for memory beside other runs (each process's
-    # budget is taken against the same free memory): tried again one at a time.
-    suspects: List[int] = []
+    queue: List[int] = list(firsts)  # indices into todo, longest first; runs to try again go in front
     inflight: Dict[Any, int] = {}
-    solo: Set[int] = set()  # submitted with nothing else in flight
     n = min(workers, len(firsts))
     pool = process_pool(n, init)
     ever_finished = breaks = 0
-
     shares = memory_shares(n)
+    plan = MemoryPlan(n, None if shares is None else shares[1])
 
-    def submit(i: int) -> None:
-        limit = None if shares is None else shares[1] if i in solo else shares[0]
-        inflight[pool.submit(_call, work, todo[i], limit)] = i
+    def submit(i: int, level: int) -> None:
+        plan.start(i, level)
+        inflight[pool.submit(_call, work, todo[i], plan.limit(level))] = i
 
     def finish(d: Done, i: int) -> None:
         report(d)
@@ -357,33 +355,35 @@ def _on_processes(todo: List[Job], workers: int, work: Callable[[Job], Any], ini
             todo[w] = dataclasses.replace(todo[w], fresh=False)
 
     try:
-        while queue or suspects or inflight:
-            # After a worker died, the jobs it may have taken down run alone: the one that kills its
-            # worker again is the culprit. Otherwise at most two jobs per worker in flight: Ctrl-C
-            # has little to cancel, and a worker that dies takes few jobs with it.
-            alone = bool(suspects)
-            if alone and not inflight:
-                solo.add(suspects[0])
-                submit(suspects.pop(0))
-            while not alone and queue and len(inflight) < 2 * n:
-                submit(queue.pop(0))
+        while queue or inflight:
+            # At most two jobs per worker in flight (Ctrl-C has little to cancel, and a worker that
+            # dies takes few jobs with it), each at the memory level the plan gives it.
+            while len(inflight) < 2 * n:
+                nxt = plan.next(queue)
+                if nxt is None:
+                    break
+                queue.remove(nxt[0])
+                submit(*nxt)
             done, _ = wait(list(inflight), return_when=FIRST_COMPLETED)
             broken = False
             for fut in done:
                 i = inflight.pop(fut)
+                level = plan.end(i)
                 try:
                     out = fut.result()
                 except BrokenProcessPool:
+                    # The jobs a dying worker may have taken down run again alone: the one that
+                    # kills its worker alone is the culprit.
                     broken = True
-                    if alone:
-                        finish(Done(todo[i], error=worker_death(pool)), i)
+                    if plan.worker_died(i, level):
+                        queue.insert(0, i)
                     else:
-                        suspects.append(i)
+                        finish(Done(todo[i], error=worker_death(pool)), i)
                     continue
                 except Exception as e:  # noqa: BLE001 - e.g. the job does not pickle
                     out = _Failed(one_line(e), traceback.format_exc())
-                if isinstance(out, _Failed) and out.memory and n > 1 and i not in solo:
-                    suspects.append(i)
+                if isinstance(out, _Failed) and out.memory and plan.stopped_for_memory(i, level):
+                    queue.insert(0, i)
                     continue
                 ever_finished += 1
                 finish(_done(todo[i], out), i)
@@ -394,7 +394,11 @@ def _on_processes(todo: List[Job], workers: int, work: Callable[[Job], Any], ini
                         "the worker processes die before finishing any run. They are started with 'spawn': "
                         "a script that runs cclab on processes must do it under if __name__ == '__main__':, "
                         "and the run function must be importable by name")
-                suspects.extend(inflight.values())
+                for i in inflight.values():
+                    if plan.worker_died(i, plan.end(i)):
+                        queue.insert(0, i)
+                    else:
+                        finish(Done(todo[i], error=worker_death(pool)), i)
                 inflight.clear()
                 pool.shutdown(wait=False, cancel_futures=True)
                 pool = process_pool(n, init)
