@@ -70,9 +70,8 @@ def alive(pid: int) -> bool:
     [
         (lambda s: s["topology"]["bottleneck"].update(queue="red"), "topology.bottleneck.queue"),
         (lambda s: s["topology"]["bottleneck"].update(rate="1Gbps"), "topology.bottleneck.rate"),
-        (lambda s: s["topology"]["bottleneck"].update(loss_schedule=[["1s", 0.01]]), "topology.bottleneck.loss_schedule"),
-        (lambda s: s["topology"]["bottleneck"].update(delay_schedule=[["1s", "30ms"]]), "topology.bottleneck.delay_schedule"),
-        (lambda s: s["topology"]["bottleneck"].update(jitter="0.1ms"), "topology.bottleneck.jitter"),
+        (lambda s: s["topology"]["bottleneck"].update(delay_schedule=[["1s", "600ms"]]), "topology.bottleneck.delay_schedule"),
+        (lambda s: s["topology"]["bottleneck"].update(mahimahi="trace.up"), "topology.bottleneck.mahimahi"),
         (lambda s: s["topology"]["bottleneck"].update(rate_schedule=[["1s", "300Mbps"]]), "topology.bottleneck.rate_schedule"),
         (lambda s: s["topology"]["bottleneck"].update(rate_schedule=[["1s", "10kbps"]]), "topology.bottleneck.rate_schedule"),
         (lambda s: s["flows"][0].update(cc="vegas"), "flows[0].cc"),
@@ -168,6 +167,8 @@ GE_ACCEPTED = "accepted: P:R:LOSS_GOOD:LOSS_BAD, P and R in (0, 1], the losses i
     ("loss=2", "delay_line: loss '2': accepted: a probability 0 to 1"),
     ("loss=0.1x", "delay_line: loss '0.1x': accepted: a probability 0 to 1"),
     ("seed=-1", "delay_line: seed '-1': accepted: a whole number >= 0"),
+    ("jitter=-5", "delay_line: jitter '-5': accepted: 0 to 1000000 microseconds"),
+    ("jitter=1.5", "delay_line: jitter '1.5': accepted: 0 to 1000000 microseconds"),
     ("gemodel=0:0.5:0:1", "delay_line: gemodel '0:0.5:0:1': " + GE_ACCEPTED),
     ("gemodel=0.1:0.5:0:1.5", "delay_line: gemodel '0.1:0.5:0:1.5': " + GE_ACCEPTED),
     ("gemodel=0.1:0.5:0", "delay_line: gemodel '0.1:0.5:0': " + GE_ACCEPTED),
@@ -198,6 +199,24 @@ def test_a_rate_schedule_is_planned_as_the_simulator_resolves_it_and_a_bad_step_
     assert engine.plan(dumbbell(), 1)["rate_steps"] == []
     sc["topology"]["bottleneck"]["rate_schedule"] = [["2s", "5Mbps"], ["3s", "250Mbps"]]
     with pytest.raises(Unsupported, match=r"^topology\.bottleneck\.rate_schedule: 250 Mbit/s at 3 s: .*0\.064 to 200 Mbit/s$"):
+        engine.plan(sc, 1)
+
+
+def test_schedules_and_jitter_are_planned_as_the_simulator_resolves_them() -> None:
+    sc = dumbbell()  # 40 ms: the bottleneck's delay is 18 ms
+    b = sc["topology"]["bottleneck"]
+    b.update(loss_schedule=[["2s", 0.01], ["4s", 0]], delay_schedule=[["3s", "30ms"], ["5s", "8ms"]], jitter="2ms")
+    p = engine.plan(sc, 1)
+    assert p["loss_steps"] == [(2.0, 0.01), (4.0, 0.0)] and p["jitter_s"] == pytest.approx(0.002)
+    # Each delay step as the change from the bottleneck's own delay, which every path includes.
+    assert [t for t, _ in p["delay_steps"]] == [3.0, 5.0]
+    assert [by for _, by in p["delay_steps"]] == pytest.approx([0.012, -0.010])
+    plain = engine.plan(dumbbell(), 1)
+    assert plain["loss_steps"] == plain["delay_steps"] == [] and plain["jitter_s"] == 0
+    # The longest one-way delay a schedule reaches is bound as a flow's is.
+    b["delay_schedule"] = [["3s", "499ms"]]
+    with pytest.raises(Unsupported, match=r"^topology\.bottleneck\.delay_schedule: 503 ms one way at its longest "
+                                          r"\(flows\[0\]\): .* up to 500 ms"):
         engine.plan(sc, 1)
 
 
@@ -339,6 +358,43 @@ def test_gilbert_elliott_loss_drops_data_in_bursts_of_the_asked_mean_length() ->
     sc["topology"]["bottleneck"]["loss"] = 0.02 / 0.52
     res2 = cclab.run(sc, engine="linux", seed=5)
     assert res2.queues.iloc[0]["drops_link"] / res2.summary()["linux_relay_loss_bursts"] < 1.2
+
+
+@needs_testbed
+def test_the_delay_line_jitters_each_frame_within_its_bound_and_moves_every_delay_on_command() -> None:
+    with Bed(20e6, 100, None, 0.020, 0.020, jitter_s=0.005, seed=3) as tb:
+        jittered = np.array(tb.ping_rtt(count=100, interval_s=0.02))
+        tb.change_delay(0.010)
+        longer = np.array(tb.ping_rtt(count=30, interval_s=0.02))
+    assert len(jittered) >= 95 and len(longer) >= 28
+    # Each way uniform in 20 +- 5 ms: the round trip within 30-50 ms (ping's 0.1 ms and the
+    # relay's lateness on top), its standard deviation 5 ms x sqrt(2/3) = 4.08 ms; 100 pings
+    # give that within about 7 %, so 3.3-4.9 ms is over three of them.
+    assert jittered.min() >= 0.0299 and jittered.max() <= 0.0520
+    assert 0.0033 <= jittered.std() <= 0.0049
+    # 10 ms more each way: 20 ms more per round trip.
+    assert longer.min() >= 0.0499 and abs(np.median(longer) - np.median(jittered) - 0.020) < 0.003
+
+
+@needs_testbed
+def test_a_loss_schedule_drops_data_in_its_lossy_phase_only_and_a_delay_schedule_moves_the_round_trip() -> None:
+    sc = dumbbell("bbr", "9s", buffer="1bdp")
+    b = sc["topology"]["bottleneck"]
+    b.update(loss_schedule=[["3s", 0.02], ["6s", 0.0]], delay_schedule=[["6s", "38ms"]])
+    res = cclab.run(sc, engine="linux", seed=4)
+    q, s, fs = res.queues.iloc[0], res.summary(), res.flow_series
+    assert s["linux_loss_steps"] == 2 and s["linux_delay_steps"] == 1
+    assert 0 <= s["linux_loss_step_late_max_s"] < 0.01 and 0 <= s["linux_delay_step_late_max_s"] < 0.01
+    # 2 % of the data frames sent between 3 and 6 s (bbr keeps the link busy through its
+    # losses: about its rate's worth), within four binomial standard deviations.
+    mss = 1448
+    at = fs.set_index("time_s")["delivered_bytes"]
+    sent = (at[at.index <= 6.0].iloc[-1] - at[at.index <= 3.0].iloc[-1]) / mss
+    assert sent > 3000 and abs(q["drops_link"] - 0.02 * sent) <= 4 * np.sqrt(0.02 * 0.98 * sent) + 0.02 * 0.05 * sent
+    # 20 ms more each way from 6 s: the kernel's smoothed RTT never below the new base after it.
+    rtt = fs.set_index("time_s")["srtt_s"]
+    assert rtt[(rtt.index > 1) & (rtt.index <= 6)].min() < 0.075 and rtt[rtt.index > 7].min() >= 0.0795
+    assert s["linux_relay_lost"] == 0
 
 
 def test_the_limited_shares_come_from_the_kernel_s_chrono_times_over_the_measured_window() -> None:

@@ -63,6 +63,15 @@ pub struct LinkInfo {
     /// The rate's steps, `[seconds, bit/s]`, if it has a schedule (docs/links.md).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rate_schedule: Option<Vec<(f64, u64)>>,
+    /// The delay's steps, `[seconds, seconds]`, if it has a schedule.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub delay_schedule: Option<Vec<(f64, f64)>>,
+    /// The random loss's steps, `[seconds, probability]`, if it has a schedule.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub loss_schedule: Option<Vec<(f64, f64)>>,
+    /// Each packet's delay uniform within this many seconds of the delay, if set.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub jitter_s: Option<f64>,
     /// The queue; `None` for a discipline that cannot be described.
     pub queue: Option<QueueInfo>,
 }
@@ -164,6 +173,17 @@ pub fn describe(sim: &Simulation) -> Network {
                 .as_ref()
                 .and_then(|v| v.rate.as_ref())
                 .map(|s| s.steps().map(|(t, r)| (t.secs_f64(), r.bps())).collect()),
+            delay_schedule: l
+                .vary
+                .as_ref()
+                .and_then(|v| v.delay.as_ref())
+                .map(|s| s.steps().map(|(t, d)| (t.secs_f64(), d.secs_f64())).collect()),
+            loss_schedule: l
+                .vary
+                .as_ref()
+                .and_then(|v| v.loss.as_ref())
+                .map(|s| s.steps().map(|(t, p)| (t.secs_f64(), p)).collect()),
+            jitter_s: l.vary.as_ref().and_then(|v| v.jitter.as_ref()).map(|(j, _)| j.secs_f64()),
             queue: l.queue.describe(),
         })
         .collect();

@@ -9,6 +9,7 @@ The result has the simulator's tables and columns. What real TCP does not expose
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import sys
@@ -24,7 +25,7 @@ from ..result import Result
 from ..scenario import Scenario, _to_json, as_scenario, resolve_seed
 from . import bpf
 from .errors import LinuxEngineError, Unsupported
-from .schedule import RateSteps
+from .schedule import Steps
 from .testbed import RCV_ADDR, Testbed
 
 #: The highest bottleneck rate the testbed carries honestly on a 2-core machine (docs/linux.md:
@@ -79,10 +80,9 @@ def _resolve(sc: Scenario, seed: int) -> Tuple[Scenario, Dict[str, Any], float, 
     if topo.get("kind", "dumbbell") != "dumbbell":
         _fail("topology.kind", f"'{topo.get('kind')}': the Linux engine builds dumbbells only")
     b = topo.get("bottleneck") or {}
-    for key in ("delay_schedule", "jitter", "loss_schedule", "mahimahi"):
-        if key in b:
-            _fail(f"topology.bottleneck.{key}", "the Linux testbed has a fixed delay (its delay line adds no jitter) and a fixed `loss` or "
-                                                "`gilbert_elliott` loss; of the schedules it follows `rate_schedule`")
+    if "mahimahi" in b:
+        _fail("topology.bottleneck.mahimahi", "the Linux testbed's bottleneck is an HTB class at a rate; it follows "
+                                              "`rate_schedule` but replays no Mahimahi trace")
     if b.get("queue", "droptail") != "droptail":
         _fail("topology.bottleneck.queue", f"'{b.get('queue')}': this kernel has no AQM qdisc (no red, codel, "
                                            "fq_codel, pie); the Linux engine accepts droptail")
@@ -152,6 +152,15 @@ def plan(sc: Scenario, seed: int) -> Dict[str, Any]:
                                                   "(the testbed's access links are unlimited veths)")
             if l["role"] == "access" and l["queue"]["capacity_pkts"] is not None:
                 _fail(f"flows[{gi}].access_buffer", "access links have no queue of their own on Linux")
+    # The delay line's delays include the bottleneck's: a `delay_schedule` moves them all by its
+    # step's change; the longest must stay within its bound.
+    delay_steps = [(float(t), float(d)) for t, d in bn.get("delay_schedule") or []]
+    longest = max([d for _, d in delay_steps] + [bn["delay_s"]]) - bn["delay_s"] + (bn.get("jitter_s") or 0.0)
+    for gi, (fwd, rev) in zip((groups[f["group"]] for f in flows), delays):
+        if max(fwd, rev) + longest > MAX_ONE_WAY_S:
+            _fail("topology.bottleneck.delay_schedule" if delay_steps else "topology.bottleneck.jitter",
+                  f"{(max(fwd, rev) + longest) * 1e3:g} ms one way at its longest (flows[{gi}]): the Linux delay "
+                  f"line accepts one-way delays up to {MAX_ONE_WAY_S * 1e3:g} ms (docs/linux.md)")
     with_sockops = sorted({cc for cc in kernel_names if cc in bpf.REGISTRY and bpf.REGISTRY[cc].sockops})
     if len(with_sockops) > 1:  # one cgroup, one loader
         _fail("flows", f"{', '.join(with_sockops)}: one algorithm with a sockops program per run")
@@ -173,7 +182,9 @@ def plan(sc: Scenario, seed: int) -> Dict[str, Any]:
             "rate_bps": bn["rate_bps"], "rate_steps": steps, "limit_pkts": q["capacity_pkts"], "limit_bytes": q["capacity_bytes"],
             "fwd_s": delays[0][0], "rev_s": delays[0][1], "delays": delays, "classes": classes,
             "kernel_cc": kernel_names, "groups": groups, "loss": float(bn.get("loss") or 0.0),
-            "gilbert_elliott": _gilbert_elliott(canonical)}
+            "gilbert_elliott": _gilbert_elliott(canonical), "jitter_s": float(bn.get("jitter_s") or 0.0),
+            "delay_steps": [(t, d - bn["delay_s"]) for t, d in delay_steps],
+            "loss_steps": [(float(t), float(v)) for t, v in bn.get("loss_schedule") or []]}
 
 
 def _gilbert_elliott(canonical: Scenario) -> Optional[Tuple[float, float, float, float]]:
@@ -212,7 +223,7 @@ def run_linux(scenario: Any, seed: Optional[int] = None) -> Result:
     # Frames no flow claims (none are expected: ARP is static, IPv6 off) take flow 0's delays.
     with Testbed(p["rate_bps"], p["limit_pkts"], p["limit_bytes"], p["fwd_s"], p["rev_s"], p["mtu"],
                  classes=p["classes"], loss=p["loss"],
-                 gilbert_elliott=p["gilbert_elliott"], seed=s) as tb:
+                 gilbert_elliott=p["gilbert_elliott"], seed=s, jitter_s=p["jitter_s"]) as tb:
         state_maps = {}
         with_sockops = [cc for cc in sorted(set(cc_of_flow)) if cc in bpf.REGISTRY and bpf.REGISTRY[cc].sockops]
         for cc in sorted(set(cc_of_flow)):
@@ -237,7 +248,9 @@ def run_linux(scenario: Any, seed: Optional[int] = None) -> Result:
             if (recv.stdout.readline() if recv.stdout else "").strip() != "ready":
                 raise LinuxEngineError(f"the receiver did not start: {_stderr(recv)}")
             snd = tb.spawn(tb.snd, sys.executable, script, "send", str(path), in_cgroup=True)
-            stepper = RateSteps(tb, cfg["t0"], p["rate_steps"])
+            stepper = Steps(cfg["t0"], [(t, "rate", functools.partial(tb.set_rate, r)) for t, r in p["rate_steps"]]
+                            + [(t, "loss", functools.partial(tb.set_loss, v)) for t, v in p["loss_steps"]]
+                            + [(t, "delay", functools.partial(tb.change_delay, by)) for t, by in p["delay_steps"]])
             try:
                 qrows = _sample_queue(tb, cfg["t0"], dt, duration)
             finally:
@@ -263,9 +276,11 @@ def run_linux(scenario: Any, seed: Optional[int] = None) -> Result:
     states = {i: bpf.REGISTRY[cc].states for i, cc in enumerate(cc_of_flow) if cc in bpf.REGISTRY}
     random_drops = lost.get("random_fwd", 0) if lost else 0
     res = build_result(p, s, wall, samples, finals, qrows, dt, bool(dt_user), received, load, states, random_drops)
-    # The rate_schedule's steps applied, and the latest of them against its time (seconds).
-    res._summary["linux_rate_steps"] = float(len(steps_late))
-    res._summary["linux_rate_step_late_max_s"] = max(steps_late) if steps_late else float("nan")
+    # Each schedule's steps applied, and the latest of them against its time (seconds).
+    for kind in ("rate", "loss", "delay"):
+        late = steps_late.get(kind, [])
+        res._summary[f"linux_{kind}_steps"] = float(len(late))
+        res._summary[f"linux_{kind}_step_late_max_s"] = max(late) if late else float("nan")
     # Runs of consecutive random drops (Gilbert-Elliott's bursts; single drops under `loss`).
     res._summary["linux_relay_loss_bursts"] = float(lost.get("random_fwd_bursts", 0)) if lost else float("nan")
     res._summary["linux_relay_lost"] = float(lost.get("fwd", 0) + lost.get("rev", 0)) if lost else float("nan")

@@ -74,7 +74,9 @@ class Testbed:
     reverse s)}; the TCP frames to and from that port take them (c/delay_line.c). ``loss``: the
     probability that the delay line drops a forward frame carrying TCP payload, drawn from a
     generator seeded with ``seed``; ``gilbert_elliott``: (p, r, loss_good, loss_bad), the
-    simulator's two-state channel for those frames instead.
+    simulator's two-state channel for those frames instead. ``jitter_s``: each frame's delay
+    uniform within that of its own, order kept (at most the least delay). ``set_loss`` and
+    ``change_delay`` follow the schedules while up.
     """
 
     __test__ = False  # not a pytest class, whatever a test module imports it as
@@ -93,11 +95,13 @@ class Testbed:
     def __init__(self, rate_bps: float, limit_pkts: Optional[int], limit_bytes: Optional[int],
                  delay_fwd_s: float, delay_rev_s: float, mtu: int = 1500,
                  classes: Optional[Dict[int, Tuple[float, float]]] = None, loss: float = 0.0,
-                 seed: int = 0, gilbert_elliott: Optional[Tuple[float, float, float, float]] = None) -> None:
+                 seed: int = 0, gilbert_elliott: Optional[Tuple[float, float, float, float]] = None,
+                 jitter_s: float = 0.0) -> None:
         self.rate_bps, self.limit_pkts, self.limit_bytes = rate_bps, limit_pkts, limit_bytes
         self.delay_fwd_s, self.delay_rev_s, self.mtu = delay_fwd_s, delay_rev_s, mtu
         self.classes = dict(classes or {})
         self.loss, self.seed, self.gilbert_elliott = loss, seed, gilbert_elliott
+        self.jitter_s = jitter_s
         self.snd, self.mid, self.rcv = PREFIX + "snd", PREFIX + "mid", PREFIX + "rcv"
         self.procs: List[subprocess.Popen[Any]] = []
         self.struct_ops: List[int] = []
@@ -156,9 +160,12 @@ class Testbed:
             except subprocess.TimeoutExpired:
                 p.kill()
                 p.wait()
-            for pipe in (p.stdout, p.stderr):
+            for pipe in (p.stdin, p.stdout, p.stderr):
                 if pipe is not None:
-                    pipe.close()
+                    try:
+                        pipe.close()
+                    except OSError:  # the delay line's command pipe, its reader gone
+                        pass
         for ns in (self.snd, self.mid, self.rcv):
             _kill_netns_pids(ns)
             sh("ip", "netns", "del", ns, check=False)
@@ -289,6 +296,22 @@ class Testbed:
                             re.findall(r"spell (a->b|b->a) at_ns (\d+) max_ns (\d+)", err or "")]
         return out
 
+    def _relay_command(self, line: str) -> None:
+        p = self._relay
+        if p is None or p.stdin is None or p.poll() is not None:
+            raise LinuxEngineError("the delay line is not running")
+        p.stdin.write(line + "\n")
+        p.stdin.flush()
+
+    def set_loss(self, probability: float) -> None:
+        """The forward random loss from now on (a `loss_schedule` step)."""
+        self._relay_command(f"loss {probability!r}")
+
+    def change_delay(self, by_s: float) -> None:
+        """Every one-way delay, both directions, ``by_s`` from the configured one from now on (a
+        `delay_schedule` step: the bottleneck's delay changed by that much)."""
+        self._relay_command(f"delay {round(by_s * 1e6)}")
+
     def load_with_sockops(self, obj: Path) -> Path:
         """Creates the testbed's cgroup v2 and starts ``c/bpf_loader.c`` on the BPF object ``obj``:
         it registers the object's congestion control and attaches its sockops program to the
@@ -327,11 +350,15 @@ class Testbed:
     def _delay_line(self) -> None:
         binary = compile_c(HERE / "c" / "delay_line.c", "delay_line")
         per_flow = [f"{port}:{round(fwd * 1e6)}:{round(rev * 1e6)}" for port, (fwd, rev) in sorted(self.classes.items())]
-        loss = [f"loss={self.loss!r}", f"seed={self.seed}"] if self.loss > 0 else []
+        # The seed draws the random loss (also a `loss_schedule`'s) and the jitter.
+        opts = [f"seed={self.seed}"] + ([f"loss={self.loss!r}"] if self.loss > 0 else [])
         if self.gilbert_elliott:
-            loss = ["gemodel=" + ":".join(repr(float(v)) for v in self.gilbert_elliott), f"seed={self.seed}"]
+            opts = [f"seed={self.seed}", "gemodel=" + ":".join(repr(float(v)) for v in self.gilbert_elliott)]
+        if self.jitter_s > 0:
+            opts.append(f"jitter={round(self.jitter_s * 1e6)}")
+        # Its stdin takes the schedules' steps (set_loss, change_delay).
         p = self._relay = self.spawn(self.mid, str(binary), "m0", "m1", str(round(self.delay_fwd_s * 1e6)),
-                                     str(round(self.delay_rev_s * 1e6)), *loss, *per_flow)
+                                     str(round(self.delay_rev_s * 1e6)), *opts, *per_flow, commands=True)
         line = p.stdout.readline() if p.stdout else ""
         if line.strip() != "ready":
             err = p.stderr.read() if p.stderr and p.poll() is not None else ""
@@ -342,14 +369,16 @@ class Testbed:
     def exec(self, ns: str, *cmd: str, timeout: float = 30.0) -> str:
         return sh("ip", "netns", "exec", ns, *cmd, timeout=timeout)
 
-    def spawn(self, ns: str, *cmd: str, in_cgroup: bool = False) -> "subprocess.Popen[str]":
+    def spawn(self, ns: str, *cmd: str, in_cgroup: bool = False, commands: bool = False) -> "subprocess.Popen[str]":
         """Starts a process in a namespace (``ip netns exec`` execs it: the Popen's pid is the
         process itself); teardown stops it. ``in_cgroup``: it first joins the testbed's cgroup
-        (``load_with_sockops``), before ``ip netns exec``, which mounts a /sys without it."""
+        (``load_with_sockops``), before ``ip netns exec``, which mounts a /sys without it.
+        ``commands``: its stdin is a pipe (else /dev/null)."""
         pre: List[str] = []
         if in_cgroup and self.cgroup is not None:
             pre = ["sh", "-c", 'echo $$ > "$0" && exec "$@"', str(self.cgroup / "cgroup.procs")]
-        p = subprocess.Popen([*pre, "ip", "netns", "exec", ns, *cmd], stdin=subprocess.DEVNULL,
+        p = subprocess.Popen([*pre, "ip", "netns", "exec", ns, *cmd],
+                             stdin=subprocess.PIPE if commands else subprocess.DEVNULL,
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         self.procs.append(p)
         return p

@@ -28,8 +28,19 @@
  * the state it was in before the move. Runs of consecutive dropped frames are counted too
  * (bursts).
  *
+ * Jitter (the bottleneck's `jitter`): with `jitter=J_US`, each frame's delay is its class's plus
+ * a uniform draw in [-J, +J] microseconds (each direction its own generator, from `seed`), and
+ * no earlier than the frame before it in its FIFO, so that a FIFO stays in order, as the
+ * simulator keeps a link's packets in order (net/link/vary.rs). The engine keeps J within the
+ * bottleneck's delay, which every class's delay includes, so no delay is negative.
+ *
+ * Schedules (the bottleneck's `loss_schedule` and `delay_schedule`): the engine writes one
+ * command per line on stdin at each step's time: `loss P` sets the forward random loss, `delay
+ * D_US` adds D (signed) to every delay of both directions (the bottleneck's delay changed by D).
+ * A frame takes the delay in force when it arrives; the FIFO order is kept as above.
+ *
  * usage: delay_line IF_A IF_B DELAY_A_TO_B_US DELAY_B_TO_A_US [loss=P | gemodel=P:R:LOSS_GOOD:LOSS_BAD]
- *                   [seed=N] [PORT:A_TO_B_US:B_TO_A_US ...]
+ *                   [seed=N] [jitter=J_US] [PORT:A_TO_B_US:B_TO_A_US ...]
  * Exits 0 on SIGTERM/SIGINT; 1 on a setup error (one line on stderr).
  */
 #define _GNU_SOURCE
@@ -66,6 +77,7 @@ struct spell {
 struct fifo {
     uint32_t head, tail, count;
     uint64_t delay_ns;
+    uint64_t last_due; /* the latest frame's due time: none may leave before it (order kept) */
 };
 
 /* One direction: the frame pool, its free list, and one FIFO per class (0: the default). */
@@ -93,6 +105,9 @@ struct dir {
     uint64_t random_lost;  /* frames dropped so */
     uint64_t loss_bursts;  /* runs of consecutive dropped payload frames */
     int last_lost;         /* whether the previous payload frame was dropped */
+    int64_t extra_ns;      /* added to every delay (`delay` commands: the bottleneck's change) */
+    uint64_t jitter_ns;    /* each delay uniform in [-jitter, +jitter] around its own */
+    uint64_t jrng;         /* the jitter's splitmix64 state */
 };
 
 /* Class of each B-side port, 0 for none: shared by both directions. */
@@ -203,7 +218,11 @@ static void drain(int in, struct dir *d) {
         struct fifo *q = &d->q[c];
         d->free_head = d->next[slot];
         d->len[slot] = (uint32_t)n;
-        d->due[slot] = now_ns() + q->delay_ns;
+        uint64_t due = (uint64_t)((int64_t)(now_ns() + q->delay_ns) + d->extra_ns);
+        if (d->jitter_ns) due = due - d->jitter_ns + (uint64_t)(uniform(&d->jrng) * (double)(2 * d->jitter_ns + 1));
+        if (due < q->last_due) due = q->last_due;
+        q->last_due = due;
+        d->due[slot] = due;
         d->seq[slot] = d->arrivals++;
         d->next[slot] = NIL;
         if (q->count) d->next[q->tail] = slot; else q->head = slot;
@@ -258,6 +277,44 @@ static int64_t release(int out, int ifindex, struct dir *d) {
     }
 }
 
+/* One command from the engine (see the top): `loss P` or `delay D_US`; anything else is named
+ * on stderr and ignored. */
+static void command(const char *line, struct dir *ab, struct dir *ba) {
+    char *end;
+    if (!strncmp(line, "loss ", 5)) {
+        errno = 0;
+        double p = strtod(line + 5, &end);
+        if (!errno && end != line + 5 && !*end && p >= 0 && p <= 1 && !ab->ge) { ab->loss = p; return; }
+    } else if (!strncmp(line, "delay ", 6)) {
+        errno = 0;
+        long long us = strtoll(line + 6, &end, 10);
+        if (!errno && end != line + 6 && !*end && us >= -(long long)MAX_DELAY_US && us <= (long long)MAX_DELAY_US) {
+            ab->extra_ns = ba->extra_ns = us * 1000;
+            return;
+        }
+    }
+    fprintf(stderr, "delay_line: command '%s': accepted: 'loss P' (0 to 1, without gemodel) or 'delay D_US'\n", line);
+}
+
+/* Reads what stdin has and runs each whole line; returns 0 at its end (the engine closed it). */
+static int commands(int fd, struct dir *ab, struct dir *ba) {
+    static char line[256];
+    static size_t len;
+    char buf[256];
+    ssize_t n = read(fd, buf, sizeof buf);
+    if (n <= 0) return n < 0 && (errno == EAGAIN || errno == EINTR);
+    for (ssize_t i = 0; i < n; i++) {
+        if (buf[i] != '\n') {
+            if (len < sizeof line - 1) line[len++] = buf[i];
+            continue;
+        }
+        line[len] = 0;
+        command(line, ab, ba);
+        len = 0;
+    }
+    return 1;
+}
+
 /* An unsigned decimal in [0, max], the whole string; -1 otherwise. */
 static long long number(const char *s, unsigned long long max) {
     char *end;
@@ -275,7 +332,8 @@ static int bad(const char *what, const char *value, const char *accepted) {
 int main(int argc, char **argv) {
     if (argc < 5) {
         fprintf(stderr, "usage: delay_line IF_A IF_B DELAY_A_TO_B_US DELAY_B_TO_A_US "
-                        "[loss=P | gemodel=P:R:LOSS_GOOD:LOSS_BAD] [seed=N] [PORT:A_TO_B_US:B_TO_A_US ...]\n");
+                        "[loss=P | gemodel=P:R:LOSS_GOOD:LOSS_BAD] [seed=N] [jitter=J_US] "
+                        "[PORT:A_TO_B_US:B_TO_A_US ...]\n");
         return 1;
     }
     static struct dir ab, ba;
@@ -311,6 +369,10 @@ int main(int argc, char **argv) {
             long long v = number(argv[first] + 5, UINT64_MAX >> 1);
             if (v < 0) return bad("seed", argv[first] + 5, "accepted: a whole number >= 0");
             ab.rng = (uint64_t)v;
+        } else if (!strncmp(argv[first], "jitter=", 7)) {
+            long long v = number(argv[first] + 7, MAX_DELAY_US);
+            if (v < 0) return bad("jitter", argv[first] + 7, "accepted: 0 to 1000000 microseconds");
+            ab.jitter_ns = ba.jitter_ns = (uint64_t)v * 1000ull;
         } else {
             break;
         }
@@ -339,6 +401,9 @@ int main(int argc, char **argv) {
         ab.q[c].delay_ns = (uint64_t)v[1] * 1000ull;
         ba.q[c].delay_ns = (uint64_t)v[2] * 1000ull;
     }
+    /* The jitter's streams: the seed's, apart from the loss's and from each other. */
+    ab.jrng = ab.rng ^ 0x6a09e667f3bcc908ull;
+    ba.jrng = ab.rng ^ 0xbb67ae8584caa73bull;
     int ia, ib, a, b;
     if ((a = open_if(argv[1], &ia)) < 0 || (b = open_if(argv[2], &ib)) < 0) return 1;
     prctl(PR_SET_TIMERSLACK, 1UL); /* 1 ns instead of the default 50 us of sleep slack */
@@ -353,8 +418,9 @@ int main(int argc, char **argv) {
     signal(SIGINT, on_signal);
     printf("ready\n");
     fflush(stdout);
-    struct pollfd p[2] = {{a, POLLIN, 0}, {b, POLLIN, 0}};
+    struct pollfd p[3] = {{a, POLLIN, 0}, {b, POLLIN, 0}, {0, POLLIN, 0}};
     while (!stop) {
+        if (p[2].fd >= 0 && p[2].revents && !commands(0, &ab, &ba)) p[2].fd = -1; /* stdin closed */
         drain(a, &ab);
         drain(b, &ba);
         int64_t w1 = release(b, ib, &ab), w2 = release(a, ia, &ba);
@@ -362,7 +428,7 @@ int main(int argc, char **argv) {
         /* ppoll sleeps to the next due frame with ns resolution (the kernel's hrtimer slack
          * decides the real accuracy, measured in docs/linux.md). */
         struct timespec ts = {w < 0 ? 1 : w / 1000000000, w < 0 ? 0 : w % 1000000000};
-        if (ppoll(p, 2, &ts, NULL) < 0 && errno != EINTR) break;
+        if (ppoll(p, 3, &ts, NULL) < 0 && errno != EINTR) break;
     }
     /* Frames lost here, not at the bottleneck: the socket's receive-buffer drops
      * (PACKET_STATISTICS, counted since the last read) and pool overflows. The engine reads
