@@ -16,7 +16,8 @@ machine's load average is printed first.
     PYTHONPATH=python python docs/linux/measure_loss_delay_schedule.py --ablations
 
 prints instead, for cubic with J = 1 ms in the simulator only, the largest window of the first
-2 s and the overflow drops: as above, with HyStart off (`cc_params.hystart = 0`), and with the
+2 s and the overflow drops: as above, with HyStart off (`cc_params.hystart = 0`), without
+delayed ACKs (`delayed_ack = false`), and with the
 jitter on the sender's access link instead (before the queue, as the delay line applies it to
 the data; a graph of the same path: 1 ms access links, 1 Gbit/s).
 """
@@ -73,9 +74,12 @@ def ablations(reps: int) -> None:
     for seed in range(1, reps + 1):
         for name, sc, link in (("jitter 1", with_stack(scenario("cubic", "jitter 1"), "linux"), 0),
                                ("jitter 1, hystart = 0", with_stack(scenario("cubic", "jitter 1"), "linux"), 0),
+                               ("jitter 1, no delayed ACKs", with_stack(scenario("cubic", "jitter 1"), "linux"), 0),
                                ("jitter 1 before the queue", with_stack(before_the_queue("cubic", 1.0), "linux"), 2)):
             if "hystart" in name:
                 sc["flows"][0]["cc_params"] = {"hystart": 0}
+            if "delayed" in name:
+                sc["flows"][0]["delayed_ack"] = False
             r = cclab.run(sc, seed=seed)
             fs = r.flow_series
             q = r.queues[r.queues.link == link].iloc[0]
