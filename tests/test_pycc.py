@@ -20,7 +20,7 @@ import python_cc  # noqa: E402  (examples/python_cc.py)
 cclab.register_cc("py-newreno", python_cc.NewReno, replace=True)
 
 #: Summary keys that measure the machine, not the run.
-WALL = {"wall_time_s", "delivered_pkts_per_s"}
+WALL = {"wall_time_s", "cpu_time_s", "delivered_pkts_per_s"}
 
 
 def assert_same_results(a: cclab.Result, b: cclab.Result, names_differ: bool = True) -> None:

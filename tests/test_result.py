@@ -23,6 +23,8 @@ def test_summary_has_the_core_numbers_and_the_speed(quick_result):
     assert s["delivered_pkts"] == int(quick_result.flows["delivered_pkts"].sum())
     assert s["wall_time_s"] == quick_result.wall_time_s > 0
     assert s["delivered_pkts_per_s"] == pytest.approx(s["delivered_pkts"] / s["wall_time_s"])
+    # The simulating thread's CPU time: positive, and no more than the wall time it ran in.
+    assert s["cpu_time_s"] == quick_result.cpu_time_s and 0 < s["cpu_time_s"] <= s["wall_time_s"] * 1.05 + 0.01
 
 
 def test_jain_index_formula():
@@ -88,6 +90,7 @@ def test_save_and_load_round_trip(quick_result, tmp_path):
     assert back.scenario == quick_result.scenario
     assert back.seed == quick_result.seed
     assert back.wall_time_s == quick_result.wall_time_s
+    assert back.cpu_time_s == quick_result.cpu_time_s
     assert back.bdp_pkts == quick_result.bdp_pkts
     assert back.summary() == quick_result.summary()
     # The saved scenario runs again to the same results.
@@ -100,6 +103,17 @@ def test_summary_json_is_plain_json(quick_result, tmp_path):
     meta = json.loads((tmp_path / "summary.json").read_text())
     assert meta["seed"] == 7 and meta["name"] == "quickstart"
     assert meta["summary"]["events"] == quick_result.summary()["events"]
+
+
+def test_a_result_saved_before_cpu_time_was_measured_loads_without_it(quick_result, tmp_path):
+    quick_result.save(tmp_path)
+    meta = json.loads((tmp_path / "summary.json").read_text())
+    assert meta["cpu_time_s"] == quick_result.cpu_time_s > 0
+    del meta["cpu_time_s"]
+    (tmp_path / "summary.json").write_text(json.dumps(meta))
+    back = cclab.load(tmp_path)
+    assert back.cpu_time_s is None and math.isnan(back.summary()["cpu_time_s"])
+    assert back.wall_time_s == quick_result.wall_time_s
 
 
 def test_load_of_a_folder_without_a_result_fails_clearly(tmp_path):

@@ -81,6 +81,9 @@ class Result:
         scenario: the scenario as run, normalized (a dict with the TOML's structure).
         seed: the master seed.
         wall_time_s: wall-clock time of the simulation itself, seconds.
+        cpu_time_s: the CPU time it took (the simulating thread's), seconds; unlike the wall
+            time, not lengthened by other work sharing the machine. None where not measured (a
+            result saved before it was, a Linux engine run).
         flows, queues, links: one row per flow / per link (every link has a queue).
         flow_series, queue_series: the sampled time series, one row per sample and
             flow (or monitored link); empty without ``sample_interval``.
@@ -101,10 +104,12 @@ class Result:
         tables: Mapping[str, pd.DataFrame],
         summary: Mapping[str, float],
         bdp_pkts: Optional[float] = None,
+        cpu_time_s: Optional[float] = None,
     ) -> None:
         self.scenario = scenario
         self.seed = seed
         self.wall_time_s = wall_time_s
+        self.cpu_time_s = cpu_time_s
         self.bdp_pkts = bdp_pkts
         self.flows: pd.DataFrame = tables["flows"]
         self.queues: pd.DataFrame = tables["queues"]
@@ -126,13 +131,14 @@ class Result:
         wall_time_s: float,
         raw: Mapping[str, Any],
         bdp_pkts: Optional[float] = None,
+        cpu_time_s: Optional[float] = None,
     ) -> "Result":
         """Builds a result from what ``_core.Sim.results()`` returns."""
         tables = {name: (_packets_frame if name == "packets" else _frame)(raw[name]) for name in TABLES}
         for name in TRACE_TABLES:
             if tables[name].empty:  # no trace: the typed empty table that ``load`` gives too
                 tables[name] = _empty(name)
-        return cls(scenario, seed, wall_time_s, tables, raw["summary"], bdp_pkts)
+        return cls(scenario, seed, wall_time_s, tables, raw["summary"], bdp_pkts, cpu_time_s)
 
     # -- reading ---------------------------------------------------------------------
 
@@ -170,8 +176,8 @@ class Result:
 
     def summary(self) -> dict[str, Any]:
         """Scalar results: the core's summary (utilization, goodput, Jain, drops,
-        packet accounting, events...) plus the seed, the wall time, the packets
-        delivered and the delivered packets per wall-clock second."""
+        packet accounting, events...) plus the seed, the wall and CPU times (NaN where not
+        measured), the packets delivered and the delivered packets per wall-clock second."""
         out: dict[str, Any] = {"name": self.name, "seed": self.seed}
         for k, v in self._summary.items():
             out[k] = int(v) if k in _COUNTS and math.isfinite(v) else v
@@ -180,6 +186,7 @@ class Result:
         delivered = int(self.flows["delivered_pkts"].sum())
         out["delivered_pkts"] = delivered
         out["wall_time_s"] = self.wall_time_s
+        out["cpu_time_s"] = float("nan") if self.cpu_time_s is None else self.cpu_time_s
         out["delivered_pkts_per_s"] = delivered / self.wall_time_s if self.wall_time_s > 0 else float("nan")
         return out
 
@@ -340,6 +347,7 @@ class Result:
             "name": self.name,
             "seed": self.seed,
             "wall_time_s": self.wall_time_s,
+            "cpu_time_s": self.cpu_time_s,
             "bdp_pkts": self.bdp_pkts,
             "summary": self._summary,
         }

@@ -165,4 +165,7 @@ def load(directory: Union[str, os.PathLike[str]]) -> "Result":
         raise ResultError(d / "scenario.toml", f"not a readable scenario ({e})") from None
     from .result import Result
 
-    return Result(scenario, int(meta["seed"]), float(meta["wall_time_s"]), tables, meta["summary"], meta.get("bdp_pkts"))
+    cpu = meta.get("cpu_time_s")  # results saved before it was measured have none
+    cpu = float(cpu) if isinstance(cpu, (int, float)) and not isinstance(cpu, bool) else None
+    return Result(scenario, int(meta["seed"]), float(meta["wall_time_s"]), tables, meta["summary"], meta.get("bdp_pkts"),
+                  cpu)

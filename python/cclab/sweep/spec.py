@@ -22,7 +22,7 @@ from ..scenario import SEED_MAX, Scenario, ScenarioError, check, load_scenario
 
 #: Columns of ``load_sweep`` that measure the machine, not the network: they differ between
 #: two executions of the same run. Leave them out when comparing sweeps.
-TIMING_COLUMNS = ("wall_time_s", "delivered_pkts_per_s")
+TIMING_COLUMNS = ("wall_time_s", "cpu_time_s", "delivered_pkts_per_s")
 
 _FORMAT = 1
 _KEYS = ("name", "base", "seed", "replications", "grid", "points")
