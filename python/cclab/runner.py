@@ -223,12 +223,14 @@ def memory_shares(workers: int) -> Optional[tuple[int, int]]:
     """The memory budget of a run beside ``workers - 1`` others and of a run alone, bytes: the
     core's budget (80 % of the memory available now, ``_core.memory_budget``) divided among the
     workers, or whole (each run takes the budget against the free memory when it starts, and runs
-    started together would each take it against the same). ``None`` when the user set
-    CCLAB_MEMORY_LIMIT (it applies to every run as it is) or the budget cannot be read."""
+    started together would each take it against the same); the share is ``MemoryPlan``'s.
+    ``None`` when the user set CCLAB_MEMORY_LIMIT (it applies to every run as it is) or the
+    budget cannot be read."""
     from . import _core
+    from .memory_plan import BESIDE
 
     whole = None if _LIMIT_VAR in os.environ else _core.memory_budget()
-    return None if whole is None else (whole // max(workers, 1), whole)
+    return None if whole is None else (MemoryPlan(workers, whole).limit(BESIDE) or 0, whole)
 
 
 def _done(job: Job, out: Any) -> Done:
@@ -395,10 +397,9 @@ def _on_processes(todo: List[Job], workers: int, work: Callable[[Job], Any], ini
                         "a script that runs cclab on processes must do it under if __name__ == '__main__':, "
                         "and the run function must be importable by name")
                 for i in inflight.values():
-                    if plan.worker_died(i, plan.end(i)):
-                        queue.insert(0, i)
-                    else:
-                        finish(Done(todo[i], error=worker_death(pool)), i)
+                    # Never alone (a run at the whole budget has nothing beside it): tried again.
+                    plan.worker_died(i, plan.end(i))
+                    queue.insert(0, i)
                 inflight.clear()
                 pool.shutdown(wait=False, cancel_futures=True)
                 pool = process_pool(n, init)

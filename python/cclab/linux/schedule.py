@@ -1,4 +1,4 @@
-"""The bottleneck's schedules on the Linux testbed (docs/linux.md, "Schedules"): each step of a
+"""The bottleneck's schedules on the Linux testbed (docs/linux.md, "Rate schedules" and "Loss and delay schedules, jitter"): each step of a
 `rate_schedule` changes the HTB class's rate with ``tc``; each step of a `loss_schedule` or a
 `delay_schedule` is a command to the delay line (c/delay_line.c), which takes it at once.
 

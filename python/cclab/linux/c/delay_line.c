@@ -31,8 +31,8 @@
  * Jitter (the bottleneck's `jitter`): with `jitter=J_US`, each frame's delay is its class's plus
  * a uniform draw in [-J, +J] microseconds (each direction its own generator, from `seed`), and
  * no earlier than the frame before it in its FIFO, so that a FIFO stays in order, as the
- * simulator keeps a link's packets in order (net/link/vary.rs). The engine keeps J within the
- * bottleneck's delay, which every class's delay includes, so no delay is negative.
+ * simulator keeps a link's packets in order (net/link/vary.rs). The simulator's parser keeps J
+ * within the bottleneck's delay, which every class's delay includes, so no delay is negative.
  *
  * Schedules (the bottleneck's `loss_schedule` and `delay_schedule`): the engine writes one
  * command per line on stdin at each step's time: `loss P` sets the forward random loss, `delay
