@@ -19,6 +19,7 @@ from typer.testing import CliRunner
 
 import cclab
 from cclab.cli import app
+from conftest import default_sigint
 from cclab.runner import Job, run_jobs
 from cclab.store import RunStore
 from cclab.sweep import SweepError, execute, t_quantile
@@ -99,6 +100,49 @@ def test_sweep_workers_die_when_only_the_parent_is_killed(tmp_path):
             os.killpg(proc.pid, signal.SIGKILL)  # whatever is left, should the test fail
         except ProcessLookupError:
             pass
+
+
+# A script that runs many jobs whose results are large (30 MB: many writes to the result pipe
+# each), so that Ctrl-C often kills a worker midway through sending one.
+BIG_WORK = 'def big(job):\n    return b"x" * 30_000_000\n'
+BIG_SCRIPT = """\
+import sys
+from cclab.runner import Job, run_jobs
+import bigwork
+
+if __name__ == "__main__":
+    try:
+        run_jobs([Job(scenario={"i": i}, seed=i) for i in range(1000)], workers=2, work=bigwork.big,
+                 on_done=lambda d: print("done", flush=True))
+    except KeyboardInterrupt:
+        sys.exit(130)
+"""
+
+
+def test_ctrl_c_while_a_worker_sends_a_large_result_exits_at_once(tmp_path):
+    # A worker killed halfway through a result used to leave the pool's manager thread waiting for
+    # the rest, and the interpreter's exit waiting for that thread: 9 hangs in 10 before the fix.
+    (tmp_path / "bigwork.py").write_text(BIG_WORK, encoding="utf-8")
+    (tmp_path / "script.py").write_text(BIG_SCRIPT, encoding="utf-8")
+    env = cli_env(tmp_path / "store")
+    env["PYTHONPATH"] = str(tmp_path) + os.pathsep + env["PYTHONPATH"]
+    for attempt in range(3):
+        proc = subprocess.Popen([sys.executable, str(tmp_path / "script.py")], stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True, env=env, start_new_session=True,
+                                preexec_fn=default_sigint)
+        try:
+            for _ in range(2 + attempt):  # results coming in
+                assert proc.stdout.readline() == "done\n", proc.communicate()
+            os.kill(proc.pid, signal.SIGINT)
+            _, err = proc.communicate(timeout=30)
+            assert proc.returncode == 130, err
+            assert "Exception ignored" not in err, err
+        finally:
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            proc.communicate()
 
 
 def run_killing_its_worker_on_bic(scenario, seed):

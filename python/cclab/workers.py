@@ -64,14 +64,51 @@ def _processes(pool: Any) -> list:
     return list((getattr(pool, "_processes", None) or {}).values())
 
 
-def kill_pool(pool: Any) -> None:
-    """Stops a pool now: its workers are killed, their jobs dropped."""
-    for p in _processes(pool):
+def _exited(procs: list, timeout: float) -> bool:
+    """Whether all ``procs`` have exited within ``timeout`` seconds: their sentinels, not
+    ``join`` (the pool's manager thread may reap them first, and then ``is_alive`` cannot tell)."""
+    from multiprocessing.connection import wait
+
+    deadline = time.monotonic() + timeout
+    left = []
+    for p in procs:
         try:
-            p.terminate()
+            left.append(p.sentinel)
+        except ValueError:  # closed: gone
+            pass
+    while left and time.monotonic() < deadline:
+        ready = wait(left, timeout=max(deadline - time.monotonic(), 0.0))
+        left = [s for s in left if s not in ready]
+    return not left
+
+
+def kill_pool(pool: Any) -> None:
+    """Stops a pool now: its workers are killed, their jobs dropped, and the pool's manager
+    thread has ended when this returns (else this process could not exit: it joins that thread).
+
+    A worker killed while it sends a result leaves half a message in the result pipe, and the
+    manager thread waits for the rest for ever: this process holds a write end of that pipe too
+    (CPython 3.11's ProcessPoolExecutor), so it never sees end-of-file. Once every worker is
+    gone, closing that write end gives the thread its end-of-file, and it ends."""
+    from concurrent.futures import process as cf_process
+
+    procs = _processes(pool)
+    manager = getattr(pool, "_executor_manager_thread", None)
+    writer = getattr(getattr(pool, "_result_queue", None), "_writer", None)
+    for p in procs:
+        try:
+            p.kill()
         except Exception:  # noqa: BLE001 - already gone
             pass
+    gone = _exited(procs, timeout=5.0)
     pool.shutdown(wait=False, cancel_futures=True)
+    if writer is not None and gone:
+        writer.close()
+    if manager is not None:
+        manager.join(timeout=5.0)
+        if not manager.is_alive():
+            # Ended: the interpreter's exit need not wake it (waking it now writes to a pipe it closed).
+            cf_process._threads_wakeups.pop(manager, None)
 
 
 def worker_death(pool: Any) -> str:
