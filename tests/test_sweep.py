@@ -270,16 +270,23 @@ def test_a_killed_sweep_resumes_without_redoing_or_losing_runs(how, sweep_file, 
     cmd = [sys.executable, "-m", "cclab", "sweep", str(sweep_file), "--out", str(out), "--jobs", "2"]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=cli_env(),
                             start_new_session=True, preexec_fn=default_sigint)
-    deadline = time.monotonic() + 60
-    while len(done_runs(out)) < 3:
-        assert proc.poll() is None, proc.communicate()
-        assert time.monotonic() < deadline, "no run finished within 60 s"
-        time.sleep(0.002)
-    if how == "SIGINT":
-        os.kill(proc.pid, signal.SIGINT)  # the command only; its workers are stopped by it
-    else:
-        os.killpg(proc.pid, signal.SIGKILL)  # the command and its worker processes
-    _, err = proc.communicate(timeout=60)
+    try:
+        deadline = time.monotonic() + 60
+        while len(done_runs(out)) < 3:
+            assert proc.poll() is None, proc.communicate()
+            assert time.monotonic() < deadline, "no run finished within 60 s"
+            time.sleep(0.002)
+        if how == "SIGINT":
+            os.kill(proc.pid, signal.SIGINT)  # the command only; its workers are stopped by it
+        else:
+            os.killpg(proc.pid, signal.SIGKILL)  # the command and its worker processes
+        _, err = proc.communicate(timeout=60)
+    finally:  # should it hang, nothing of it outlives the test (to warn in a later one)
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        proc.communicate()
     if how == "SIGINT":
         assert proc.returncode == 130 and "interrupted" in err, err
     else:
