@@ -104,7 +104,32 @@ def test_sweep_workers_die_when_only_the_parent_is_killed(tmp_path):
 
 # A script that runs many jobs whose results are large (30 MB: many writes to the result pipe
 # each), so that Ctrl-C often kills a worker midway through sending one.
-BIG_WORK = 'def big(job):\n    return b"x" * 30_000_000\n'
+BIG_WORK = """\
+import os, signal, struct
+from multiprocessing import connection
+
+
+def big(job):
+    return b"x" * 30_000_000
+
+
+def big_for_three(job):
+    return b"x" * 30_000_000 if job.scenario["i"] == 3 else b"ok"
+
+
+def die_midway_through_big_messages():
+    \"\"\"A worker's init: a message of over 1 MB is sent half, then the worker dies (SIGKILL), as
+    one the OOM killer takes while it sends its result.\"\"\"
+    def half_then_die(self, buf):
+        buf = bytes(buf)
+        if len(buf) > 1_000_000:
+            self._send(struct.pack("!i", len(buf)) + buf[: len(buf) // 2])
+            os.kill(os.getpid(), signal.SIGKILL)
+        send(self, buf)
+
+    send = connection.Connection._send_bytes
+    connection.Connection._send_bytes = half_then_die
+"""
 BIG_SCRIPT = """\
 import sys
 from cclab.runner import Job, run_jobs
@@ -143,6 +168,42 @@ def test_ctrl_c_while_a_worker_sends_a_large_result_exits_at_once(tmp_path):
             except ProcessLookupError:
                 pass
             proc.communicate()
+
+
+DYING_SCRIPT = """\
+import sys
+from cclab.runner import Job, run_jobs
+import bigwork
+
+if __name__ == "__main__":
+    done = run_jobs([Job(scenario={"i": i}, seed=i) for i in range(8)], workers=2, work=bigwork.big_for_three,
+                    init=bigwork.die_midway_through_big_messages)
+    for d in sorted(done, key=lambda d: d.job.seed):
+        print(d.job.seed, d.ok, d.error or "")
+"""
+
+
+def test_a_worker_that_dies_midway_through_its_result_fails_that_run_and_the_others_finish(tmp_path):
+    # Before, the pool waited for the rest of the message for ever, the worker's death unreported.
+    (tmp_path / "bigwork.py").write_text(BIG_WORK, encoding="utf-8")
+    (tmp_path / "script.py").write_text(DYING_SCRIPT, encoding="utf-8")
+    env = cli_env(tmp_path / "store")
+    env["PYTHONPATH"] = str(tmp_path) + os.pathsep + env["PYTHONPATH"]
+    proc = subprocess.Popen([sys.executable, str(tmp_path / "script.py")], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env=env, start_new_session=True)
+    try:
+        out, err = proc.communicate(timeout=120)
+    finally:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        proc.communicate()
+    assert proc.returncode == 0, err
+    rows = [line.split(" ", 2) for line in out.splitlines()]
+    assert [r[0] for r in rows] == [str(i) for i in range(8)], out
+    assert [r[1] for r in rows] == ["False" if i == 3 else "True" for i in range(8)], out
+    assert "the worker process died while running it (killed by SIGKILL" in rows[3][2], out
 
 
 def run_killing_its_worker_on_bic(scenario, seed):

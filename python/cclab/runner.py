@@ -10,8 +10,8 @@ processes). ``run_jobs``:
 - runs them longest first (``estimate_cost``), so that the cores are not left waiting on one long
   run at the end, on local worker processes (``concurrent.futures.ProcessPoolExecutor``, ``spawn``)
   or on Dask (an address, a ``distributed.Client`` or a cluster), through the same call;
-- survives a worker that dies (killed, out of memory, a crash in the core): the jobs that were
-  running are tried again one at a time, so the one that kills its worker is found and reported
+- survives a worker that dies (killed, out of memory, a crash in the core; midway through
+  sending its result too): the jobs that were running are tried again one at a time, so the one that kills its worker is found and reported
   as failed with how the worker died, and the others go on;
 - shares the memory budget among the workers (``memory_shares``), and tries a run that stopped
   for memory (MemoryBudgetError) at its share again with most of the budget, beside runs
@@ -29,16 +29,22 @@ import dataclasses
 import functools
 import os
 import re
+import time
 import traceback
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence
 
 from .memory_plan import MemoryPlan
 from .progress import Bar
-from .workers import Dask, dask_client, kill_pool, process_pool, worker_death
+from .workers import Dask, break_pool, dask_client, kill_pool, process_pool, worker_death, worker_gone
 
 __all__ = ["Done", "Job", "dedupe", "estimate_cost", "one_line", "run_job", "run_jobs"]
 
 RunFn = Callable[..., Any]
+
+#: How often the runner looks for a worker that died unreported, and how long the pool has to
+#: report a dead worker itself before the runner breaks it (seconds).
+_STALL_POLL_S = 1.0
+_STALL_GRACE_S = 3.0
 
 
 @dataclasses.dataclass(frozen=True)
@@ -343,6 +349,7 @@ def _on_processes(todo: List[Job], workers: int, work: Callable[[Job], Any], ini
     n = min(workers, len(firsts))
     pool = process_pool(n, init)
     ever_finished = breaks = 0
+    gone_since: Optional[float] = None  # when a worker was first seen gone with nothing done
     shares = memory_shares(n)
     plan = MemoryPlan(n, None if shares is None else shares[1])
 
@@ -366,7 +373,16 @@ def _on_processes(todo: List[Job], workers: int, work: Callable[[Job], Any], ini
                     break
                 queue.remove(nxt[0])
                 submit(*nxt)
-            done, _ = wait(list(inflight), return_when=FIRST_COMPLETED)
+            done, _ = wait(list(inflight), timeout=_STALL_POLL_S, return_when=FIRST_COMPLETED)
+            if not done:
+                # A worker that died midway through sending its result leaves the pool waiting
+                # for the rest for ever, its death unreported: break the pool (workers.py).
+                gone_since = (gone_since or time.monotonic()) if worker_gone(pool) else None
+                if gone_since is not None and time.monotonic() - gone_since > _STALL_GRACE_S:
+                    break_pool(pool)
+                    gone_since = None
+                continue
+            gone_since = None
             broken = False
             for fut in done:
                 i = inflight.pop(fut)

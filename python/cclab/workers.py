@@ -11,7 +11,7 @@ import threading
 import time
 from typing import Any, Callable, Optional, Tuple
 
-__all__ = ["Dask", "dask_client", "kill_pool", "process_pool", "worker_death"]
+__all__ = ["Dask", "break_pool", "dask_client", "kill_pool", "process_pool", "worker_death", "worker_gone"]
 
 #: A Dask scheduler address (``tcp://host:8786``), a ``distributed.Client`` or a cluster.
 Dask = Any
@@ -82,28 +82,55 @@ def _exited(procs: list, timeout: float) -> bool:
     return not left
 
 
-def kill_pool(pool: Any) -> None:
-    """Stops a pool now: its workers are killed, their jobs dropped, and the pool's manager
-    thread has ended when this returns (else this process could not exit: it joins that thread).
+def break_pool(pool: Any) -> None:
+    """Kills the pool's workers (SIGTERM, then SIGKILL after 2 s) and, once all are gone, closes
+    this process's write end of the pool's result pipe.
 
-    A worker killed while it sends a result leaves half a message in the result pipe, and the
-    manager thread waits for the rest for ever: this process holds a write end of that pipe too
-    (CPython 3.11's ProcessPoolExecutor), so it never sees end-of-file. Once every worker is
-    gone, closing that write end gives the thread its end-of-file, and it ends."""
-    from concurrent.futures import process as cf_process
-
+    A worker killed while it sends a result (the OOM killer, say) leaves half a message in the
+    result pipe, and the pool's manager thread waits for the rest for ever: the other workers
+    and this process (CPython 3.11's ProcessPoolExecutor) hold write ends too, so it never sees
+    end-of-file, and the pool never reports the worker's death. With every write end closed the
+    thread gets end-of-file, and the pool breaks as it does when a worker dies between
+    messages: its futures fail with BrokenProcessPool, and the manager thread ends."""
     procs = _processes(pool)
-    manager = getattr(pool, "_executor_manager_thread", None)
     writer = getattr(getattr(pool, "_result_queue", None), "_writer", None)
     for p in procs:
         try:
-            p.kill()
+            p.terminate()
         except Exception:  # noqa: BLE001 - already gone
             pass
-    gone = _exited(procs, timeout=5.0)
-    pool.shutdown(wait=False, cancel_futures=True)
-    if writer is not None and gone:
+    if not _exited(procs, timeout=2.0):
+        for p in procs:
+            try:
+                p.kill()
+            except Exception:  # noqa: BLE001 - already gone
+                pass
+    if writer is not None and _exited(procs, timeout=5.0):
         writer.close()
+
+
+def worker_gone(pool: Any) -> bool:
+    """Whether one of the pool's workers has exited (its sentinel is ready)."""
+    from multiprocessing.connection import wait
+
+    sentinels = []
+    for p in _processes(pool):
+        try:
+            sentinels.append(p.sentinel)
+        except ValueError:  # closed: gone
+            return True
+    return bool(sentinels) and bool(wait(sentinels, timeout=0))
+
+
+def kill_pool(pool: Any) -> None:
+    """Stops a pool now: its workers are killed, their jobs dropped, and the pool's manager
+    thread has ended when this returns (else this process could not exit: it joins that
+    thread, which a worker killed midway through a result leaves waiting; ``break_pool``)."""
+    from concurrent.futures import process as cf_process
+
+    manager = getattr(pool, "_executor_manager_thread", None)
+    break_pool(pool)
+    pool.shutdown(wait=False, cancel_futures=True)
     if manager is not None:
         manager.join(timeout=5.0)
         if not manager.is_alive():
