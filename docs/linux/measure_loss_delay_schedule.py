@@ -19,7 +19,9 @@ prints instead, for cubic with J = 1 ms in the simulator only, the largest windo
 2 s and the overflow drops: as above, with HyStart off (`cc_params.hystart = 0`), without
 delayed ACKs (`delayed_ack = false`), and with the
 jitter on the sender's access link instead (before the queue, as the delay line applies it to
-the data; a graph of the same path: 1 ms access links, 1 Gbit/s).
+the data; a graph of the same path: 1 ms access links, 1 Gbit/s); then, for bbr under the `delay`
+set-up, the smoothed RTT of 6.5-9 s and the overflow drops with the delay steps after the queue
+(the simulator's bottleneck) and before it (the steps on the sender's access link of a graph).
 """
 
 from __future__ import annotations
@@ -68,6 +70,32 @@ def before_the_queue(cc: str, jitter_ms: float) -> dict:
             "flows": [{"cc": cc, "src": "s", "dst": "d"}]}
 
 
+def delay_before_the_queue(cc: str) -> dict:
+    """The `delay` set-up as a graph, the bottleneck's delay steps on the sender's access link
+    (before the queue, as the delay line applies them to the data), both directions: the same
+    one-way delay at every time (11 + 8 + 1 ms, then 31 + 8 + 1 from 3 s, 1 + 8 + 1 from 6 s)."""
+    return {"name": "linux-delay-before-queue", "duration": "9s", "sample_interval": "100ms",
+            "topology": {"kind": "graph", "nodes": ["s", "r0", "r1", "d"], "links": [
+                {"from": "s", "to": "r0", "rate": "1Gbps", "delay": "11ms",
+                 "delay_schedule": [["3s", "31ms"], ["6s", "1ms"]]},
+                {"from": "r0", "to": "r1", "rate": "20Mbps", "delay": "8ms", "buffer": "67pkts"},
+                {"from": "r1", "to": "d", "rate": "1Gbps", "delay": "1ms"}]},
+            "flows": [{"cc": cc, "src": "s", "dst": "d"}]}
+
+
+def delay_ablations(reps: int) -> None:
+    print("| run | seed | smoothed RTT 6.5-9 s, least | mean | overflow drops |")
+    print("|---|---:|---:|---:|---:|")
+    for seed in range(1, reps + 1):
+        for name, sc, link in (("bbr, delay steps after the queue", scenario("bbr", "delay"), 0),
+                               ("bbr, delay steps before the queue", delay_before_the_queue("bbr"), 2)):
+            r = cclab.run(with_stack(sc, "linux"), seed=seed)
+            late = r.flow_series[r.flow_series.time_s >= 6.5].srtt_s
+            q = r.queues[r.queues.link == link].iloc[0]
+            print(f"| {name} | {seed} | {late.min() * 1e3:.1f} | {late.mean() * 1e3:.1f} | {int(q.drops_overflow)} |",
+                  flush=True)
+
+
 def ablations(reps: int) -> None:
     print("| run | seed | largest window, 0-2 s | overflow drops |")
     print("|---|---:|---:|---:|")
@@ -94,6 +122,8 @@ def main() -> None:
     a = ap.parse_args()
     if a.ablations:
         ablations(a.reps)
+        print()
+        delay_ablations(a.reps)
         return
     print(f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}\n")
     print("Largest window (packets) and bottleneck drops in 0-2 s; goodput per phase (Mbit/s); smoothed RTT over "
