@@ -21,7 +21,9 @@ delayed ACKs (`delayed_ack = false`), and with the
 jitter on the sender's access link instead (before the queue, as the delay line applies it to
 the data; a graph of the same path: 1 ms access links, 1 Gbit/s); then, for bbr under the `delay`
 set-up, the smoothed RTT of 6.5-9 s and the overflow drops with the delay steps after the queue
-(the simulator's bottleneck) and before it (the steps on the sender's access link of a graph).
+(the simulator's bottleneck) and before it (the steps on the sender's access link of a graph);
+then, for bbr with J = 1 ms, the drops of 0-2 s and of the run with the receiver acknowledging
+every segment of the start-up (`quickacks = 1000`), the jitter before the queue, and both.
 """
 
 from __future__ import annotations
@@ -96,6 +98,24 @@ def delay_ablations(reps: int) -> None:
                   flush=True)
 
 
+def bbr_jitter_ablations(reps: int) -> None:
+    print("| run | seed | drops 0-2 s | overflow drops |")
+    print("|---|---:|---:|---:|")
+    for seed in range(1, reps + 1):
+        for name in ("jitter 1", "jitter 1, quickacks = 1000", "jitter 1 before the queue",
+                     "jitter 1 before the queue, quickacks = 1000"):
+            before = "before" in name
+            sc = with_stack(before_the_queue("bbr", 1.0) if before else scenario("bbr", "jitter 1"), "linux")
+            if "quickacks" in name:
+                sc["flows"][0]["quickacks"] = 1000  # every segment of the start-up acknowledged at once
+            r = cclab.run(sc, seed=seed)
+            link = 2 if before else 0
+            qs = r.queue_series
+            early = qs[(qs.link == link) & (qs.time_s <= 2.0)].drops.iloc[-1]
+            q = r.queues[r.queues.link == link].iloc[0]
+            print(f"| bbr, {name} | {seed} | {int(early)} | {int(q.drops_overflow)} |", flush=True)
+
+
 def ablations(reps: int) -> None:
     print("| run | seed | largest window, 0-2 s | overflow drops |")
     print("|---|---:|---:|---:|")
@@ -124,6 +144,8 @@ def main() -> None:
         ablations(a.reps)
         print()
         delay_ablations(a.reps)
+        print()
+        bbr_jitter_ablations(a.reps)
         return
     print(f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}\n")
     print("Largest window (packets) and bottleneck drops in 0-2 s; goodput per phase (Mbit/s); smoothed RTT over "
