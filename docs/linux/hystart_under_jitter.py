@@ -1,7 +1,7 @@
 """docs/linux.md, "Jitter 1 ms, cubic": why the kernel's HyStart ends this slow start and the
 simulator's does not.
 
-    sudo PYTHONPATH=python python docs/linux/hystart_under_jitter.py [--seeds 1,2,3]
+    sudo PYTHONPATH=python python docs/linux/hystart_under_jitter.py [--seeds 1,2,3] [--acks-of bbr]
 
 (needs tcpdump, and dpkt from the test extras).
 
@@ -124,7 +124,7 @@ def tcpext(ns: str) -> dict:
     return dict(zip(rows[0][1:], map(int, rows[1][1:]))) if len(rows) >= 2 else {}
 
 
-def linux_run(seed: int, pcap: str):
+def linux_run(seed: int, pcap: str, cc: str = "cubic"):
     """The kernel's run, with tcpdump and the counters of its sender namespace."""
     state: dict = {}
     stop = threading.Event()
@@ -149,7 +149,7 @@ def linux_run(seed: int, pcap: str):
 
     th = threading.Thread(target=watch, daemon=True)
     th.start()
-    res = cclab.run(scenario("cubic", "jitter 1"), engine="linux", seed=seed)
+    res = cclab.run(scenario(cc, "jitter 1"), engine="linux", seed=seed)
     stop.set()
     th.join()
     if "tcpdump" in state:
@@ -194,7 +194,19 @@ def start_up(res) -> str:
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--seeds", default="1,2,3")
+    ap.add_argument("--acks-of", metavar="CC", help="only the kernel's ACKs of another algorithm (bbr, reno): "
+                    "its start-up and segments per ACK, as the receiver acknowledged them")
     a = ap.parse_args()
+    if a.acks_of:
+        print("| seed | run | window 0-2 s | drops 0-2 s | segments per ACK, 0-0.25 s |")
+        print("|---:|---|---:|---:|---:|")
+        with tempfile.TemporaryDirectory() as tmp:
+            for seed in (int(s) for s in a.seeds.split(",")):
+                pcap = os.path.join(tmp, f"linux-{seed}.pcap")
+                res, _ = linux_run(seed, pcap, a.acks_of)
+                smp = rtt_samples(*linux_log(pcap))
+                print(f"| {seed} | Linux, {a.acks_of} | {start_up(res)} | {per_ack(smp, 1448)} |", flush=True)
+        return
     print("| seed | run | window 0-2 s | drops 0-2 s | segments per ACK, 0-0.25 s | HyStart replayed | kernel's counters |")
     print("|---:|---|---:|---:|---:|---|---|")
     with tempfile.TemporaryDirectory() as tmp:
