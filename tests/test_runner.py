@@ -144,13 +144,28 @@ if __name__ == "__main__":
 """
 
 
+def with_script(tmp_path: Path, script: str) -> dict:
+    """Writes bigwork.py and script.py to tmp_path; the environment that imports both."""
+    (tmp_path / "bigwork.py").write_text(BIG_WORK, encoding="utf-8")
+    (tmp_path / "script.py").write_text(script, encoding="utf-8")
+    env = cli_env(tmp_path / "store")
+    env["PYTHONPATH"] = str(tmp_path) + os.pathsep + env["PYTHONPATH"]
+    return env
+
+
+def kill_group(proc: subprocess.Popen) -> None:
+    """Whatever is left of a child started in its own session, should the test fail."""
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    proc.communicate()
+
+
 def test_ctrl_c_while_a_worker_sends_a_large_result_exits_at_once(tmp_path):
     # A worker killed halfway through a result used to leave the pool's manager thread waiting for
     # the rest, and the interpreter's exit waiting for that thread: 9 hangs in 10 before the fix.
-    (tmp_path / "bigwork.py").write_text(BIG_WORK, encoding="utf-8")
-    (tmp_path / "script.py").write_text(BIG_SCRIPT, encoding="utf-8")
-    env = cli_env(tmp_path / "store")
-    env["PYTHONPATH"] = str(tmp_path) + os.pathsep + env["PYTHONPATH"]
+    env = with_script(tmp_path, BIG_SCRIPT)
     for attempt in range(3):
         proc = subprocess.Popen([sys.executable, str(tmp_path / "script.py")], stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, text=True, env=env, start_new_session=True,
@@ -163,11 +178,7 @@ def test_ctrl_c_while_a_worker_sends_a_large_result_exits_at_once(tmp_path):
             assert proc.returncode == 130, err
             assert "Exception ignored" not in err, err
         finally:
-            try:
-                os.killpg(proc.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-            proc.communicate()
+            kill_group(proc)
 
 
 DYING_SCRIPT = """\
@@ -185,20 +196,13 @@ if __name__ == "__main__":
 
 def test_a_worker_that_dies_midway_through_its_result_fails_that_run_and_the_others_finish(tmp_path):
     # Before, the pool waited for the rest of the message for ever, the worker's death unreported.
-    (tmp_path / "bigwork.py").write_text(BIG_WORK, encoding="utf-8")
-    (tmp_path / "script.py").write_text(DYING_SCRIPT, encoding="utf-8")
-    env = cli_env(tmp_path / "store")
-    env["PYTHONPATH"] = str(tmp_path) + os.pathsep + env["PYTHONPATH"]
+    env = with_script(tmp_path, DYING_SCRIPT)
     proc = subprocess.Popen([sys.executable, str(tmp_path / "script.py")], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, env=env, start_new_session=True)
     try:
         out, err = proc.communicate(timeout=120)
     finally:
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        proc.communicate()
+        kill_group(proc)
     assert proc.returncode == 0, err
     rows = [line.split(" ", 2) for line in out.splitlines()]
     assert [r[0] for r in rows] == [str(i) for i in range(8)], out
