@@ -11,8 +11,9 @@ processes). ``run_jobs``:
   run at the end, on local worker processes (``concurrent.futures.ProcessPoolExecutor``, ``spawn``)
   or on Dask (an address, a ``distributed.Client`` or a cluster), through the same call;
 - survives a worker that dies (killed, out of memory, a crash in the core; midway through
-  sending its result too): the jobs that were running are tried again one at a time, so the one that kills its worker is found and reported
-  as failed with how the worker died, and the others go on;
+  sending its result too): the jobs that were running are tried again one at a time, so the one
+  that kills its worker is found and reported as failed with how the worker died, and the
+  others go on;
 - shares the memory budget among the workers (``memory_shares``), and tries a run that stopped
   for memory (MemoryBudgetError) at its share again with most of the budget, beside runs
   given little, then alone with the whole (``memory_plan.py``);

@@ -64,18 +64,24 @@ def _processes(pool: Any) -> list:
     return list((getattr(pool, "_processes", None) or {}).values())
 
 
+def _sentinels(procs: list) -> list:
+    """The sentinels of the processes not closed (a closed one is gone). Sentinels, not ``join``
+    or ``is_alive``: the pool's manager thread may reap a worker first, and then those cannot tell."""
+    out = []
+    for p in procs:
+        try:
+            out.append(p.sentinel)
+        except ValueError:  # closed: gone
+            pass
+    return out
+
+
 def _exited(procs: list, timeout: float) -> bool:
-    """Whether all ``procs`` have exited within ``timeout`` seconds: their sentinels, not
-    ``join`` (the pool's manager thread may reap them first, and then ``is_alive`` cannot tell)."""
+    """Whether all ``procs`` have exited within ``timeout`` seconds."""
     from multiprocessing.connection import wait
 
     deadline = time.monotonic() + timeout
-    left = []
-    for p in procs:
-        try:
-            left.append(p.sentinel)
-        except ValueError:  # closed: gone
-            pass
+    left = _sentinels(procs)
     while left and time.monotonic() < deadline:
         ready = wait(left, timeout=max(deadline - time.monotonic(), 0.0))
         left = [s for s in left if s not in ready]
@@ -110,16 +116,12 @@ def break_pool(pool: Any) -> None:
 
 
 def worker_gone(pool: Any) -> bool:
-    """Whether one of the pool's workers has exited (its sentinel is ready)."""
+    """Whether one of the pool's workers has exited."""
     from multiprocessing.connection import wait
 
-    sentinels = []
-    for p in _processes(pool):
-        try:
-            sentinels.append(p.sentinel)
-        except ValueError:  # closed: gone
-            return True
-    return bool(sentinels) and bool(wait(sentinels, timeout=0))
+    procs = _processes(pool)
+    sentinels = _sentinels(procs)
+    return len(sentinels) < len(procs) or bool(sentinels and wait(sentinels, timeout=0))
 
 
 def kill_pool(pool: Any) -> None:
