@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import copy
+import re
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
+from typing import Any, Dict
 
 import numpy as np
 import pandas as pd
@@ -234,8 +236,39 @@ def test_a_run_whose_queue_outgrows_the_memory_budget_stops_with_memory_budget_e
     err = e.value
     assert isinstance(err, cclab.ScenarioError) and err.field == "run" and "\n" not in str(err)
     assert "memory passed this process's budget of 0.07 GB" in str(err) and "of 20s" in str(err)
+    # The packets wait in the access queues, so the message names the queues and buffers first.
+    assert re.search(r"the queues grew to \d+ packets, \d+ segments unacknowledged; accepted: finite buffers",
+                     str(err)), str(err)
     back = pickle.loads(pickle.dumps(err))
     assert type(back) is cclab.MemoryBudgetError and back.field == "run" and str(back) == str(err)
+
+
+def _exploding_windows(**flow: Any) -> Dict[str, Any]:
+    """TCP-GT's eq. (15) as printed at a 1 s RTT: ten windows opened by millions of packets."""
+    return {"duration": "20s", "topology": {"kind": "dumbbell", "bottleneck": {"rate": "500Mbps", "delay": "1ms",
+                                                                                "buffer": "1bdp"}},
+            "flows": [{"cc": "tcp-gt", "count": 10, "rtt": "1000ms", "packet_size": "1000B", **flow}]}
+
+
+def test_a_run_stopped_for_memory_held_by_the_senders_windows_names_them_and_rwnd(monkeypatch):
+    """Behind 50-packet access buffers the packets are dropped, but each sender still keeps a record
+    of every segment of its window: the memory is the senders', and the message says so, names the
+    largest window's flow, and offers the receiver window first. With rwnd the same run fits."""
+    import gc
+
+    gc.collect()  # a run stopped in an earlier test is freed with its traceback's reference cycle
+    monkeypatch.setenv("CCLAB_MEMORY_LIMIT", "64MiB")
+    # First the bounded run (the stopped one's memory stays referenced by its traceback).
+    res = cclab.run(_exploding_windows(access_buffer="50pkts", rwnd=20000), seed=1)
+    assert res.summary()["duration_s"] == 20.0
+    with pytest.raises(cclab.MemoryBudgetError) as e:
+        cclab.run(_exploding_windows(access_buffer="50pkts"), seed=1)
+    msg = str(e.value)
+    m = re.search(r"the senders' windows grew to (\d+) unacknowledged segments \((\d+) of them (tcp-gt0\.\d+)'s\), "
+                  r"(\d+) packets queued; accepted: a receiver window \(rwnd\) that bounds them, finite buffers", msg)
+    assert m, msg
+    total, largest, queued = int(m.group(1)), int(m.group(2)), int(m.group(4))
+    assert total >= largest > 0 and queued < total
 
 
 def test_a_window_opened_by_millions_of_packets_in_one_ack_stops_cleanly_under_an_address_space_limit():

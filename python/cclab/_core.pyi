@@ -26,7 +26,7 @@ class ScenarioError(ValueError):
 
 class MemoryBudgetError(ScenarioError):
     """A run stopped because its memory passed the process's budget or the machine ran short of
-    memory (a queue that grows without bound); on the field ``run``. Runners retry it alone."""
+    memory (a queue or a sender's window that grows without bound); on the field ``run``. Runners retry it alone."""
 
 class Sim:
     """One simulation, advanced in steps so Python can show progress and stay interruptible."""

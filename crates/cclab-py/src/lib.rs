@@ -34,7 +34,7 @@ create_exception!(
     MemoryBudgetError,
     ScenarioError,
     "A run stopped because its memory passed the process's budget or the machine ran short of memory \
-     (a queue that grows without bound). Runners retry it alone."
+     (a queue or a sender's window that grows without bound). Runners retry it alone."
 );
 create_exception!(
     cclab._core,
@@ -93,15 +93,35 @@ fn fits(py: Python<'_>, sc: Scenario) -> PyResult<Scenario> {
     Ok(sc)
 }
 
-/// A run stopped for memory: MemoryBudgetError (a ScenarioError on the field `run`).
+/// A run stopped for memory: MemoryBudgetError (a ScenarioError on the field `run`). It says
+/// what held the memory (packets waiting in queues, or the senders' records of segments sent
+/// and not acknowledged, which a window opened by millions of packets fills even behind small
+/// buffers) and names the remedy for that first.
 fn memory_err(py: Python<'_>, what: String, built: &Built) -> PyErr {
     let now = built.sim.now();
-    let e = CoreError::new(
-        "run",
-        format!("{what} at {now} of {}: a queue grows without bound)", built.duration),
-        "finite buffers where packets arrive faster than they leave (buffer, access_buffer, a graph link's \
-         buffer), lower rates or a shorter duration; CCLAB_MEMORY_LIMIT sets the budget",
-    );
+    let h = built.sim.holdings();
+    const BUFFERS: &str = "finite buffers where packets arrive faster than they leave (buffer, access_buffer, a \
+                           graph link's buffer)";
+    const REST: &str = "lower rates or a shorter duration; CCLAB_MEMORY_LIMIT sets the budget";
+    let (held, accepted) = if h.senders_dominate() {
+        let largest = h
+            .largest
+            .map(|(f, n)| format!(" ({n} of them {}'s)", built.sim.flows[f as usize].name))
+            .unwrap_or_default();
+        (
+            format!(
+                "the senders' windows grew to {} unacknowledged segments{largest}, {} packets queued",
+                h.outstanding, h.queued
+            ),
+            format!("a receiver window (rwnd) that bounds them, {BUFFERS}, {REST}"),
+        )
+    } else {
+        (
+            format!("the queues grew to {} packets, {} segments unacknowledged", h.queued, h.outstanding),
+            format!("{BUFFERS}, {REST}"),
+        )
+    };
+    let e = CoreError::new("run", format!("{what} at {now} of {}: {held})", built.duration), accepted);
     with_fields(py, MemoryBudgetError::new_err(e.to_string()), e)
 }
 
@@ -294,16 +314,14 @@ impl Sim {
                 ))
             }
             Some(Stop::Memory(b)) => {
-                let what = format!("(the simulation's memory passed this process's budget of {:.2} GB", b as f64 / 1e9);
+                let what = format!("(memory passed this process's budget of {:.2} GB", b as f64 / 1e9);
                 let e = memory_err(py, what, built);
                 self.stopped = Some(e.value(py).to_string());
                 Err(e)
             }
             Some(Stop::MachineShort(live)) => {
-                let what = format!(
-                    "(the machine ran short of memory (under 10 % available) while the simulation held {:.2} GB",
-                    live as f64 / 1e9
-                );
+                let what =
+                    format!("(the machine ran short of memory (under 10 % free) with {:.2} GB held", live as f64 / 1e9);
                 let e = memory_err(py, what, built);
                 self.stopped = Some(e.value(py).to_string());
                 Err(e)

@@ -21,6 +21,8 @@ mod overhead;
 mod timers;
 mod trace;
 
+pub use observe::Holdings;
+
 /// Everything needed to add one TCP flow.
 pub struct FlowSetup {
     pub name: String,

@@ -3,7 +3,43 @@
 
 use super::*;
 
+/// Where a run's packets are held, for a run stopped for memory to say what grew.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Holdings {
+    /// Packets waiting in the links' queues, every kind.
+    pub queued: u64,
+    /// Segments the senders have sent and not had acknowledged: each keeps a record in its
+    /// sender's scoreboard, so a window opened by millions of packets holds millions of them
+    /// even where small buffers drop the packets themselves.
+    pub outstanding: u64,
+    /// The flow with the most outstanding segments, and how many.
+    pub largest: Option<(u32, u64)>,
+}
+
+impl Holdings {
+    /// The senders hold more memory than the queues (their records against the queued packets).
+    pub fn senders_dominate(&self) -> bool {
+        let per_packet = std::mem::size_of::<Packet>() as u64;
+        let per_segment = crate::tcp::scoreboard::Scoreboard::BYTES_PER_SEGMENT as u64;
+        self.outstanding.saturating_mul(per_segment) > self.queued.saturating_mul(per_packet)
+    }
+}
+
 impl Simulation {
+    /// Where the run's packets are held now (not on the hot path: it walks every link and flow).
+    pub fn holdings(&self) -> Holdings {
+        let queued = self.links.iter().map(|l| l.queue.len_pkts() as u64).sum();
+        let mut h = Holdings { queued, ..Holdings::default() };
+        for (i, f) in self.flows.iter().enumerate() {
+            let n = f.sender.sb.high() - f.sender.sb.una();
+            h.outstanding += n;
+            if n > h.largest.map_or(0, |l| l.1) {
+                h.largest = Some((i as u32, n));
+            }
+        }
+        h
+    }
+
     /// Starts every web object due now as a finite TCP flow, and schedules the next.
     pub(super) fn start_web_objects(&mut self) {
         let now = self.now;

@@ -79,6 +79,9 @@ pub struct Scoreboard {
 }
 
 impl Scoreboard {
+    /// Bytes the scoreboard keeps per outstanding segment (what a window of millions costs).
+    pub const BYTES_PER_SEGMENT: usize = std::mem::size_of::<Seg>();
+
     /// With `keep`, a SACKed retransmission stays in `pipe` until cumulatively acknowledged
     /// (ns-3.44's count, for cross-checks) instead of leaving it at its SACK (RFC 6675, Linux).
     pub fn keeping_sacked_retx(mut self, keep: bool) -> Self {
