@@ -1,6 +1,7 @@
 """A flow group's fields that override one knob of its stack profile: `handshake` (a SYN first),
 `ack_counting` (what an ACK counts towards window growth), `ca_rtt` (the RTT sample the congestion
-control gets), `quickacks` (ACKs sent at once at the start), `timestamp_clock` (the tick of the
+control gets), `quickacks` (ACKs sent at once at the start), `rcv_autotune` (Linux's receive-buffer
+autotuning and the quick ACKs of its window growth), `timestamp_clock` (the tick of the
 timestamp clock) and `loss_detection` (RFC 6675's duplicate-ACK threshold or RACK-TLP)."""
 
 from __future__ import annotations
@@ -88,6 +89,33 @@ def test_quickacks_overrides_the_stack_and_acks_that_many_segments_at_once():
         acks[q] = len(p[(p.event == "send") & (p.kind == "ack") & (p.time_s < 0.11)])
     # The initial window's 10 segments: one ACK for every two, or one each.
     assert acks == {0: 5, 10: 10}, acks
+
+
+def _segments_per_ack(res, start, end):
+    """Segments acknowledged per ACK arriving at the sender in [start, end) (duplicates counted)."""
+    s = res.sender
+    a = s[(s.event == "ack") & (s.time_s >= start) & (s.time_s < end)].ack
+    return (a.iloc[-1] - a.iloc[0]) / (len(a) - 1)
+
+
+def test_rcv_autotune_acks_most_of_a_slow_start_one_by_one_and_every_second_segment_after():
+    """docs/linux.md, "Jitter 1 ms, cubic": Linux's receiver grows its window threshold through a
+    slow start, each growth a quick ACK, then goes back to delaying; without the model every ACK
+    after the first quick ones covers two segments."""
+    assert _built(_one_flow())["rcv_autotune"] is False  # not (yet) the linux profile's own
+    assert _built(_one_flow(rcv_autotune=True))["rcv_autotune"] is True
+    sc = {"duration": "6s", "topology": {"kind": "dumbbell",
+                                         "bottleneck": {"rate": "20Mbps", "delay": "18ms", "buffer": "1bdp"}},
+          "flows": [{"cc": "cubic", "rtt": "40ms", "stack": "linux"}]}
+    runs = {}
+    for on in (False, True):
+        sc["flows"][0]["rcv_autotune"] = on
+        runs[on] = cclab.run(sc, seed=1, trace={"flows": [0], "links": []})
+    # The slow start's first quarter second (the window passes 100 packets in it).
+    assert _segments_per_ack(runs[False], 0.0, 0.25) > 1.9
+    assert 1.0 < _segments_per_ack(runs[True], 0.0, 0.25) < 1.3
+    # Past the slow start the room is used up: every second segment again.
+    assert 1.85 < _segments_per_ack(runs[True], 2.0, 6.0) <= 2.0
 
 
 def test_timestamp_clock_counts_whole_ticks():

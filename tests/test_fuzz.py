@@ -46,7 +46,7 @@ EXAMPLES = int(os.environ.get("CCLAB_FUZZ_EXAMPLES", "25"))
 EXTRA_FLOW_FIELDS = ["init_cwnd", "init_ssthresh", "rwnd", "size", "packet_size", "ack_size", "access_buffer",
                      "access_rate", "rto_min", "rto_initial", "dupthresh", "overhead", "start_spread", "stop",
                      "cc_params", "delack_timeout", "stack", "recovery", "delayed_ack", "timestamps", "ecn", "ack_counting",
-                     "loss_detection", "ca_rtt", "quickacks", "timestamp_clock"]
+                     "loss_detection", "ca_rtt", "quickacks", "rcv_autotune", "timestamp_clock"]
 EXTRA_TOP_FIELDS = ["sample_interval", "warmup", "duration", "seed"]
 UDP = {"rate": "10Mbps"}
 

@@ -11,11 +11,13 @@ The set-up of measure_loss_delay_schedule.py's `jitter 1` (one cubic flow, 20 Mb
 - **Linux**: the run on the testbed, with tcpdump on the sender's interface (its data segments
   and the ACKs coming back) and the sender namespace's HyStart counters (TcpExt
   TCPHystartTrainDetect / DelayDetect and the window at detection, TrainCwnd / DelayCwnd);
-- **the simulator** under the `linux` profile, traced, as is and with `quickacks = 1000` (the
-  receiver acknowledges every segment of the start-up at once, as the kernel's did here).
+- **the simulator** under the `linux` profile, traced, as is, with `quickacks = 1000` (the
+  receiver acknowledges every segment of the start-up at once, as the kernel's did here), and
+  with `rcv_autotune = true` and `quickacks = 16` (the kernel's receive-buffer autotuning, whose
+  window growth sets those quick ACKs, tcp/rcv_autotune.rs, and its 16 quick ACKs at the start).
 
 For each it prints the largest window and the bottleneck's drops in 0-2 s, the segments per
-ACK before the first retransmission, and HyStart (Linux 6.x's `hystart_update`, tcp_cubic.c,
+ACK before the first retransmission and from 2 s to the end (every ACK), and HyStart (Linux 6.x's `hystart_update`, tcp_cubic.c,
 written out below) replayed on the RTT samples of its own packet log: the sample of an ACK
 that advances snd_una is the time since the last transmission of the newest segment it
 acknowledges (Linux's `ca_rtt`), none when a retransmitted segment is among them. The replay
@@ -158,7 +160,7 @@ def linux_run(seed: int, pcap: str, cc: str = "cubic"):
     return res, state.get("counters", {})
 
 
-def linux_log(pcap: str):
+def linux_log(pcap: str, whole: bool = False):
     import dpkt
 
     sends, acks, src, t0 = [], [], None, None
@@ -175,20 +177,35 @@ def linux_log(pcap: str):
                 sends.append((ts - t0, tcp.seq, tcp.seq + n))
             elif src is not None and (ip.dst, tcp.dport) == src:
                 acks.append((ts - t0, tcp.ack))
-    return before_first_retransmission(sends, acks)
+    return (sends, acks) if whole else before_first_retransmission(sends, acks)
 
 
-def sim_log(res):
+def sim_log(res, whole: bool = False):
     p, s = res.packets, res.sender
     sends = [(t, q, q + 1) for t, q in p[(p.event == "send") & (p.kind == "data")][["time_s", "seq"]].itertuples(index=False)]
     acks = [(t, a) for t, a in s[s.event == "ack"][["time_s", "ack"]].itertuples(index=False)]
-    return before_first_retransmission(sends, acks)
+    return (sends, acks) if whole else before_first_retransmission(sends, acks)
+
+
+def per_ack_after(acks, unit, since: float = 2.0) -> str:
+    """Segments per ACK from `since` to the end, every ACK counted (duplicates too): once the
+    window stops growing, a delaying receiver acknowledges about two."""
+    kept = [a for t, a in acks if t >= since]
+    return f"{(kept[-1] - kept[0]) / unit / max(len(kept) - 1, 1):.2f}" if len(kept) > 1 else "-"
 
 
 def start_up(res) -> str:
     fs, qs = res.flow_series, res.queue_series
     drops = qs[(qs.link == qs.link.iloc[0]) & (qs.time_s <= 2.0)].drops.iloc[-1]
     return f"{fs[fs.time_s < 2].cwnd.max():.0f} | {int(drops)}"
+
+
+#: The simulator's runs beside each kernel run: the `linux` profile as it is, with a receiver that
+#: acknowledges every segment (the cause, removed by hand), and with the receive-buffer
+#: autotuning that makes the kernel's receiver do so (tcp/rcv_autotune.rs) and the kernel's 16
+#: quick ACKs at the first segment.
+SIM_ROWS = (("simulator", {}), ("simulator, quickacks = 1000", {"quickacks": 1000}),
+            ("simulator, rcv_autotune, quickacks = 16", {"rcv_autotune": True, "quickacks": 16}))
 
 
 def main() -> None:
@@ -207,8 +224,9 @@ def main() -> None:
                 smp = rtt_samples(*linux_log(pcap))
                 print(f"| {seed} | Linux, {a.acks_of} | {start_up(res)} | {per_ack(smp, 1448)} |", flush=True)
         return
-    print("| seed | run | window 0-2 s | drops 0-2 s | segments per ACK, 0-0.25 s | HyStart replayed | kernel's counters |")
-    print("|---:|---|---:|---:|---:|---|---|")
+    print("| seed | run | window 0-2 s | drops 0-2 s | segments per ACK, 0-0.25 s | segments per ACK, 2-9 s | "
+          "HyStart replayed | kernel's counters |")
+    print("|---:|---|---:|---:|---:|---:|---|---|")
     with tempfile.TemporaryDirectory() as tmp:
         for seed in (int(s) for s in a.seeds.split(",")):
             pcap = os.path.join(tmp, f"linux-{seed}.pcap")
@@ -216,15 +234,17 @@ def main() -> None:
             counted = ", ".join(f"{k} at {c[k + 'Cwnd']}" for k in ("TCPHystartTrain", "TCPHystartDelay")
                                 if c.get(k + "Detect"))
             smp = rtt_samples(*linux_log(pcap))
-            print(f"| {seed} | Linux | {start_up(res)} | {per_ack(smp, 1448)} | {hystart(smp, 1448)} | "
+            after = per_ack_after(linux_log(pcap, whole=True)[1], 1448)
+            print(f"| {seed} | Linux | {start_up(res)} | {per_ack(smp, 1448)} | {after} | {hystart(smp, 1448)} | "
                   f"{counted or 'none'} |", flush=True)
-            for name, quick in (("simulator", None), ("simulator, quickacks = 1000", 1000)):
+            for name, fields in SIM_ROWS:
                 sc = with_stack(scenario("cubic", "jitter 1"), "linux")
-                if quick:
-                    sc["flows"][0]["quickacks"] = quick
+                sc["flows"][0].update(fields)
                 res = cclab.run(sc, seed=seed, trace={"flows": [0], "links": []})
                 smp = rtt_samples(*sim_log(res))
-                print(f"| {seed} | {name} | {start_up(res)} | {per_ack(smp, 1)} | {hystart(smp, 1)} | |", flush=True)
+                after = per_ack_after(sim_log(res, whole=True)[1], 1)
+                print(f"| {seed} | {name} | {start_up(res)} | {per_ack(smp, 1)} | {after} | {hystart(smp, 1)} | |",
+                      flush=True)
 
 
 if __name__ == "__main__":

@@ -152,6 +152,8 @@ pub struct FlowInfo {
     pub delack_timeout_s: f64,
     /// ACKs sent at once at the start despite delayed ACKs (Linux's quick-ACK mode).
     pub quickacks: u32,
+    /// The receiver follows Linux's receive-buffer autotuning and its quick ACKs.
+    pub rcv_autotune: bool,
     pub overhead_s: f64,
 }
 
@@ -239,6 +241,7 @@ pub fn describe(sim: &Simulation) -> Network {
                 delayed_ack: r.delayed_ack,
                 delack_timeout_s: r.delack_timeout.secs_f64(),
                 quickacks: r.quickacks,
+                rcv_autotune: r.autotune_mss.is_some(),
                 overhead_s: f.overhead().secs_f64(),
             }
         })

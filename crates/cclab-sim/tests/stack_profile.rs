@@ -276,6 +276,7 @@ fn a_receiver_with_delayed_acks_acknowledges_the_syn_at_once() {
         delayed_ack: true,
         delack_timeout: SimTime(100 * MS),
         quickacks: 0,
+        autotune_mss: None,
         ecn_feedback: cclab_sim::tcp::EcnFeedback::Rfc3168,
     };
     for (flags, acked_at_once) in [(cclab_sim::packet::SYN, true), (0, false)] {

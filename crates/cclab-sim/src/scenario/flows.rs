@@ -45,6 +45,7 @@ pub(super) fn group_settings(g: &FlowGroup, p: &str, duration: SimTime) -> Resul
         }
         stack.quickacks = q;
     }
+    stack.rcv_autotune = g.rcv_autotune.unwrap_or(stack.rcv_autotune);
     if let Some(l) = &g.loss_detection {
         stack.loss_detection =
             LossDetection::parse(l).ok_or_else(|| err(format!("{p}.loss_detection"), l, LossDetection::NAMES))?;
@@ -220,6 +221,7 @@ pub(super) fn group_settings(g: &FlowGroup, p: &str, duration: SimTime) -> Resul
             delayed_ack: g.delayed_ack.unwrap_or(stack.delayed_ack),
             delack_timeout,
             quickacks: stack.quickacks,
+            autotune_mss: stack.rcv_autotune.then_some(mss as u32),
             ecn_feedback: if needs_ecn { EcnFeedback::PerPacket } else { EcnFeedback::Rfc3168 },
         },
         start,

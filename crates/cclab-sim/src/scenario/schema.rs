@@ -351,6 +351,10 @@ pub struct FlowGroup {
     /// (default: the stack's; 5 for "linux", Linux's quick-ACK mode).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub quickacks: Option<u32>,
+    /// The receiver follows Linux's receive-buffer autotuning and acknowledges at once each
+    /// segment that grows its window (default: the stack's; tcp/rcv_autotune.rs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rcv_autotune: Option<bool>,
     /// How a SACK sender finds losses: "dupthresh" (RFC 6675) or "rack-tlp" (RFC 8985)
     /// (default: the stack's; tcp/profile.rs `LossDetection`).
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -11,6 +11,7 @@ pub mod profile;
 pub mod prr;
 pub mod rack;
 pub mod rate;
+pub mod rcv_autotune;
 pub mod receiver;
 pub mod recovery;
 pub mod rto_linux;

@@ -242,6 +242,10 @@ pub struct StackProfile {
     /// initial receive window of `TCP_DEFAULT_INIT_RCVWND` 10 segments, so 5; its re-entry
     /// after an idle period longer than the RTO or on a CE mark is not modelled).
     pub quickacks: u32,
+    /// The receiver models Linux's receive-buffer autotuning (tcp/rcv_autotune.rs): each data
+    /// segment that grows its window threshold is acknowledged at once (`tcp_grow_window()`),
+    /// which in a slow start is most of them.
+    pub rcv_autotune: bool,
     /// The algorithm this stack runs for a `cc` name, where its own differs: (name in the
     /// scenario, registry name built). ns-2's Vegas is not Linux's (cc/vegas_ns2.rs); Linux's
     /// BIC and CUBIC are not the papers' and RFC's (cc/bic_linux.rs, cc/cubic_linux.rs).
@@ -286,6 +290,7 @@ impl StackProfile {
         delayed_ack: false,
         delack_timeout_ms: 100,
         quickacks: 0,
+        rcv_autotune: false,
         cc_variants: &[],
         syn_full_size: false,
         sack_flavour: SackFlavour::Rfc6675,
@@ -319,6 +324,7 @@ impl StackProfile {
         delayed_ack: false,
         delack_timeout_ms: 100,
         quickacks: 0,
+        rcv_autotune: false,
         cc_variants: &[("vegas", "vegas-ns2")],
         syn_full_size: false,
         sack_flavour: SackFlavour::Ns2Sack1,
@@ -353,6 +359,7 @@ impl StackProfile {
         delayed_ack: true,
         delack_timeout_ms: 40,
         quickacks: 5,
+        rcv_autotune: false,
         cc_variants: &[("bic", "bic-linux"), ("cubic", "cubic-linux"), ("vegas", "vegas-linux")],
         syn_full_size: false,
         sack_flavour: SackFlavour::Rfc6675,

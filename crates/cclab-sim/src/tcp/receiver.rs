@@ -3,6 +3,7 @@
 //! echo of ECN marks: RFC 3168's (ECE from a CE mark until the sender's CWR) or,
 //! for an algorithm that needs it (DCTCP), each packet's own mark.
 
+use super::rcv_autotune::RcvAutotune;
 use crate::cc::CcHeader;
 use crate::packet::{Kind, Packet, SackBlock, CE, CWR, ECE, SYN};
 use crate::units::SimTime;
@@ -19,6 +20,9 @@ pub struct ReceiverConfig {
     /// With delayed ACKs, the first this many ACKs of the connection go out at once (Linux's
     /// quick-ACK mode at the first data segment, net/ipv4/tcp_input.c `tcp_incr_quickack()`).
     pub quickacks: u32,
+    /// Linux's receive-buffer autotuning with this segment size (bytes): each data segment that
+    /// grows the window threshold is acknowledged at once (tcp/rcv_autotune.rs); `None`: off.
+    pub autotune_mss: Option<u32>,
     /// How CE marks are echoed.
     pub ecn_feedback: EcnFeedback,
 }
@@ -81,6 +85,10 @@ pub struct Receiver {
     pub stats: ReceiverStats,
     /// Quick ACKs left (`icsk_ack.quick`).
     quick: u32,
+    /// Linux's receive-buffer autotuning, if modelled.
+    autotune: Option<Box<RcvAutotune>>,
+    /// Segments held out of order (what they take of the receive buffer, with autotuning).
+    ooo_segments: u64,
 }
 
 impl Receiver {
@@ -105,12 +113,17 @@ impl Receiver {
             delack_deadline: None,
             stats: ReceiverStats::default(),
             quick: cfg.quickacks,
+            autotune: cfg.autotune_mss.map(|m| Box::new(RcvAutotune::new(m))),
+            ooo_segments: 0,
         }
     }
 
     /// Takes a data segment; returns the ACK to send now, if any.
     pub fn on_data(&mut self, p: &Packet, now: SimTime) -> Option<Packet> {
         self.stats.received += 1;
+        if let Some(a) = &mut self.autotune {
+            a.measure_rtt(now, p.ts_ecr);
+        }
         let seq = p.seq;
         let mut ce_changed = false;
         match self.cfg.ecn_feedback {
@@ -142,6 +155,7 @@ impl Receiver {
         }
         self.last_cc = p.cc;
         let immediate;
+        let read_before = self.stats.delivered_bytes;
         // Out-of-order intervals all start above `rcv_nxt`: only a segment above it can be
         // one already held, which `insert_ooo` finds with the lookup it merges with.
         if seq < self.rcv_nxt || (seq > self.rcv_nxt && !self.insert_ooo(seq)) {
@@ -159,6 +173,14 @@ impl Receiver {
                     self.rcv_nxt = e;
                 }
             }
+            if let Some(a) = &mut self.autotune {
+                // tcp_event_data_recv() -> tcp_grow_window(): this segment and those it
+                // releases from the out-of-order queue wait to be read.
+                if a.grow_window(self.ooo_segments + 1) {
+                    self.quick |= 1;
+                }
+                self.ooo_segments -= n - 1;
+            }
             self.stats.delivered += n;
             self.stats.last_delivery_at = now;
             self.stats.delivered_bytes += n * p.size as u64;
@@ -172,15 +194,29 @@ impl Receiver {
                 || ce_changed;
         } else {
             immediate = true; // inserted above
+            if let Some(a) = &mut self.autotune {
+                // tcp_data_queue_ofo() grows the window too, its buffer shared with the queue.
+                self.ooo_segments += 1;
+                if a.grow_window(self.ooo_segments) {
+                    self.quick |= 1;
+                }
+            }
         }
-        if immediate {
+        let ack = if immediate {
             Some(self.make_ack(now))
         } else {
             if self.delack_deadline.is_none() {
                 self.delack_deadline = Some(now + self.cfg.delack_timeout);
             }
             None
+        };
+        if let Some(a) = &mut self.autotune {
+            // The application reads what came in order, after the ACK decision: up to the
+            // segment before this one, as a reader woken by it finds them (tcp_recvmsg()).
+            let ooo_bytes = self.ooo.iter().next_back().map_or(0, |(_, &e)| (e - self.rcv_nxt) * u64::from(p.size));
+            a.space_adjust(now, read_before, ooo_bytes);
         }
+        ack
     }
 
     /// The ACK owed for the packets before a CE state change (`EcnFeedback::PerPacket`):
@@ -287,6 +323,7 @@ mod tests {
                 delayed_ack: delayed,
                 delack_timeout: SimTime::from_millis(100),
                 quickacks: 0,
+                autotune_mss: None,
                 ecn_feedback: EcnFeedback::Rfc3168,
             },
         )

@@ -65,6 +65,9 @@ pub struct Sender {
     pub cc: Box<dyn CongestionControl>,
     flow: u32,
     pub sb: Scoreboard,
+    /// RFC 7323 TS.Recent: the newest timestamp of the receiver's ACKs, echoed by each data
+    /// segment (the receiver's own RTT measure, tcp/rcv_autotune.rs, reads it).
+    ts_recent: SimTime,
     /// Next segment to send in window-based sending (go-back-N after an RTO).
     pub(super) snd_nxt: u64,
     /// Segments the application makes available (`u64::MAX`: unlimited).
@@ -122,6 +125,7 @@ impl Sender {
             sb: Scoreboard::new(cfg.dupthresh)
                 .keeping_sacked_retx(cfg.sacked_retx_in_pipe)
                 .resending_below_high_sack(cfg.resend_below_high_sack),
+            ts_recent: SimTime::ZERO,
             snd_nxt: 0,
             limit,
             cwnd: cfg.init_cwnd,
@@ -289,7 +293,7 @@ impl Sender {
         out.push(Packet {
             seq,
             ts_val: now,
-            ts_ecr: SimTime::ZERO,
+            ts_ecr: self.ts_recent,
             sack: [SackBlock::default(); 3],
             cc,
             flow: self.flow,
@@ -404,6 +408,9 @@ impl Sender {
         let una = self.sb.una();
         if a > self.sb.high() || a < una {
             return; // acknowledges data never sent, or an old reordered ACK
+        }
+        if self.cfg.timestamps {
+            self.ts_recent = self.ts_recent.max(ack.ts_val);
         }
         let newly_acked = a - una;
         // What the rate sample needs from before this ACK: in flight, window, losses marked.

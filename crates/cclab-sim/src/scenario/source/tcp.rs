@@ -34,6 +34,7 @@ pub(super) static PARAMS: &[ParamSpec] = &[
     p("ack_counting", "name", "the stack's (abc)", "abc, per-ack, all"),
     p("ca_rtt", "name", "the stack's (estimator)", "estimator, newest-delivered, smoothed"),
     p("quickacks", "whole number", "the stack's (0)", "0 to 1000000"),
+    p("rcv_autotune", "bool", "the stack's (false)", "true or false"),
     p("loss_detection", "name", "the stack's (dupthresh)", "dupthresh, rack-tlp"),
     p("timestamp_clock", "duration", "0s (exact)", "0s to 1s"),
     p("rto_min", "duration", "200ms", "a duration"),
