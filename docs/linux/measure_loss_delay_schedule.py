@@ -23,7 +23,9 @@ the data; a graph of the same path: 1 ms access links, 1 Gbit/s); then, for bbr 
 set-up, the smoothed RTT of 6.5-9 s and the overflow drops with the delay steps after the queue
 (the simulator's bottleneck) and before it (the steps on the sender's access link of a graph);
 then, for bbr with J = 1 ms, the drops of 0-2 s and of the run with the receiver acknowledging
-every segment of the start-up (`quickacks = 1000`), the jitter before the queue, and both.
+every segment of the start-up (`quickacks = 1000`), the jitter before the queue, and both, and
+with the receive-buffer autotuning that makes the kernel's receiver acknowledge them so
+(`rcv_autotune = true`, `quickacks = 16`) in place of `quickacks = 1000`.
 """
 
 from __future__ import annotations
@@ -103,11 +105,15 @@ def bbr_jitter_ablations(reps: int) -> None:
     print("|---|---:|---:|---:|")
     for seed in range(1, reps + 1):
         for name in ("jitter 1", "jitter 1, quickacks = 1000", "jitter 1 before the queue",
-                     "jitter 1 before the queue, quickacks = 1000"):
+                     "jitter 1 before the queue, quickacks = 1000", "jitter 1, rcv_autotune",
+                     "jitter 1 before the queue, rcv_autotune"):
             before = "before" in name
             sc = with_stack(before_the_queue("bbr", 1.0) if before else scenario("bbr", "jitter 1"), "linux")
             if "quickacks" in name:
                 sc["flows"][0]["quickacks"] = 1000  # every segment of the start-up acknowledged at once
+            if "rcv_autotune" in name:
+                # What makes the kernel's receiver do so (tcp/rcv_autotune.rs), its 16 first quick ACKs.
+                sc["flows"][0].update(rcv_autotune=True, quickacks=16)
             r = cclab.run(sc, seed=seed)
             link = 2 if before else 0
             qs = r.queue_series
