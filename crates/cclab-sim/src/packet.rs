@@ -31,7 +31,8 @@ pub struct Packet {
     pub seq: u64,
     /// The sender's clock when this packet left (RFC 7323 TSval).
     pub ts_val: SimTime,
-    /// The echoed timestamp (RFC 7323 TSecr); meaningful on ACKs.
+    /// The echoed timestamp (RFC 7323 TSecr): on an ACK the data's TSval, on a data segment the
+    /// newest ACK's (the sender's TS.Recent; zero before any ACK).
     pub ts_ecr: SimTime,
     /// Up to three SACK blocks (RFC 2018), most recent first; `n_sack` are valid.
     pub sack: [SackBlock; 3],
