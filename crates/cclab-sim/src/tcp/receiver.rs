@@ -195,11 +195,12 @@ impl Receiver {
         } else {
             immediate = true; // inserted above
             if let Some(a) = &mut self.autotune {
-                // tcp_data_queue_ofo() grows the window too, its buffer shared with the queue.
-                self.ooo_segments += 1;
+                // tcp_data_queue_ofo() grows the window too, against the buffer the segments
+                // already held take (this one is charged to it just after).
                 if a.grow_window(self.ooo_segments) {
                     self.quick |= 1;
                 }
+                self.ooo_segments += 1;
             }
         }
         let ack = if immediate {
@@ -210,9 +211,9 @@ impl Receiver {
             }
             None
         };
-        if let Some(a) = &mut self.autotune {
-            // The application reads what came in order, after the ACK decision: up to the
-            // segment before this one, as a reader woken by it finds them (tcp_recvmsg()).
+        if let Some(a) = self.autotune.as_mut().filter(|_| self.stats.delivered_bytes > read_before) {
+            // New data in order wakes the application, which reads after the ACK decision: up to
+            // the segment before this one, as a reader woken by it finds them (tcp_recvmsg()).
             let ooo_bytes = self.ooo.iter().next_back().map_or(0, |(_, &e)| (e - self.rcv_nxt) * u64::from(p.size));
             a.space_adjust(now, read_before, ooo_bytes);
         }
@@ -385,6 +386,22 @@ mod tests {
         let acked: Vec<bool> = (0..7).map(|s| r.on_data(&data(s, s), SimTime(s)).is_some()).collect();
         // Three quick ACKs, then every second segment.
         assert_eq!(acked, [true, true, true, false, true, false, true]);
+    }
+
+    #[test]
+    fn with_autotuning_each_segment_that_grows_the_window_is_acknowledged_at_once() {
+        let mut r = rx(true);
+        r.autotune = Some(Box::new(RcvAutotune::new(1000)));
+        // 1000-byte segments: rcv_ssthresh starts at 65000 under a clamp of 81920, less the
+        // segment being read (1000 bytes of window): 15920 bytes of room, eight steps of 2000.
+        let acked: Vec<bool> = (0..12).map(|s| r.on_data(&data(s, s), SimTime(s)).is_some()).collect();
+        assert_eq!(acked, [true, true, true, true, true, true, true, true, false, true, false, true]);
+        // An out-of-order segment is acknowledged at once anyway; its buffer counts from then on.
+        assert!(r.on_data(&data(13, 13), SimTime(13)).is_some());
+        assert_eq!(r.ooo_segments, 1);
+        // The hole filled: both are read, the out-of-order one no longer held.
+        assert!(r.on_data(&data(12, 12), SimTime(14)).is_some());
+        assert_eq!(r.ooo_segments, 0);
     }
 
     fn marked(seq: u64, flags: u8) -> Packet {
