@@ -155,8 +155,9 @@ impl RcvAutotune {
         }
     }
 
-    /// (`rcvbuf`, `window_clamp`, `rcv_ssthresh`, `rcvq_space.space`), bytes: for tests and traces.
-    pub fn state(&self) -> (u64, u64, u64, u64) {
+    /// (`rcvbuf`, `window_clamp`, `rcv_ssthresh`, `rcvq_space.space`), bytes.
+    #[cfg(test)]
+    fn state(&self) -> (u64, u64, u64, u64) {
         (self.rcvbuf, self.window_clamp, self.rcv_ssthresh, self.space)
     }
 }

@@ -87,8 +87,6 @@ pub struct Receiver {
     quick: u32,
     /// Linux's receive-buffer autotuning, if modelled.
     autotune: Option<Box<RcvAutotune>>,
-    /// Segments held out of order (what they take of the receive buffer, with autotuning).
-    ooo_segments: u64,
 }
 
 impl Receiver {
@@ -114,7 +112,6 @@ impl Receiver {
             stats: ReceiverStats::default(),
             quick: cfg.quickacks,
             autotune: cfg.autotune_mss.map(|m| Box::new(RcvAutotune::new(m))),
-            ooo_segments: 0,
         }
     }
 
@@ -173,13 +170,10 @@ impl Receiver {
                     self.rcv_nxt = e;
                 }
             }
-            if let Some(a) = &mut self.autotune {
-                // tcp_event_data_recv() -> tcp_grow_window(): this segment and those it
-                // releases from the out-of-order queue wait to be read.
-                if a.grow_window(self.ooo_segments + 1) {
-                    self.quick |= 1;
-                }
-                self.ooo_segments -= n - 1;
+            if self.autotune.is_some() {
+                // tcp_event_data_recv() -> tcp_grow_window(): this segment, those it released
+                // and those still out of order wait in the buffer.
+                self.grow_window(n + self.ooo_held());
             }
             self.stats.delivered += n;
             self.stats.last_delivery_at = now;
@@ -194,13 +188,10 @@ impl Receiver {
                 || ce_changed;
         } else {
             immediate = true; // inserted above
-            if let Some(a) = &mut self.autotune {
+            if self.autotune.is_some() {
                 // tcp_data_queue_ofo() grows the window too, against the buffer the segments
                 // already held take (this one is charged to it just after).
-                if a.grow_window(self.ooo_segments) {
-                    self.quick |= 1;
-                }
-                self.ooo_segments += 1;
+                self.grow_window(self.ooo_held() - 1);
             }
         }
         let ack = if immediate {
@@ -218,6 +209,19 @@ impl Receiver {
             a.space_adjust(now, read_before, ooo_bytes);
         }
         ack
+    }
+
+    /// Linux's `tcp_grow_window()` with `held` segments in the buffer: a growth sets a quick ACK
+    /// (`icsk_ack.quick |= 1`).
+    fn grow_window(&mut self, held: u64) {
+        if self.autotune.as_mut().is_some_and(|a| a.grow_window(held)) {
+            self.quick |= 1;
+        }
+    }
+
+    /// Segments held out of order.
+    fn ooo_held(&self) -> u64 {
+        self.ooo.iter().map(|(s, e)| e - s).sum()
     }
 
     /// The ACK owed for the packets before a CE state change (`EcnFeedback::PerPacket`):
@@ -398,10 +402,10 @@ mod tests {
         assert_eq!(acked, [true, true, true, true, true, true, true, true, false, true, false, true]);
         // An out-of-order segment is acknowledged at once anyway; its buffer counts from then on.
         assert!(r.on_data(&data(13, 13), SimTime(13)).is_some());
-        assert_eq!(r.ooo_segments, 1);
+        assert_eq!(r.ooo_held(), 1);
         // The hole filled: both are read, the out-of-order one no longer held.
         assert!(r.on_data(&data(12, 12), SimTime(14)).is_some());
-        assert_eq!(r.ooo_segments, 0);
+        assert_eq!(r.ooo_held(), 0);
     }
 
     fn marked(seq: u64, flags: u8) -> Packet {
