@@ -238,9 +238,10 @@ pub struct StackProfile {
     /// bound by the RTT are not modelled).
     pub delack_timeout_ms: u64,
     /// With delayed ACKs, the first ACKs of a connection that go out at once (Linux
-    /// `tcp_incr_quickack()` at the first data segment: rcv_wnd / (2 rcv_mss) with the
-    /// initial receive window of `TCP_DEFAULT_INIT_RCVWND` 10 segments, so 5; its re-entry
-    /// after an idle period longer than the RTO or on a CE mark is not modelled).
+    /// `tcp_incr_quickack()` at the first data segment: min(rcv_wnd / (2 rcv_mss),
+    /// `TCP_MAX_QUICKACKS` 16); the first receive window is about 64 KB since Linux 5.4, more
+    /// than 32 segments, so 16; its re-entry after an idle period longer than the RTO or on a
+    /// CE mark is not modelled).
     pub quickacks: u32,
     /// The receiver models Linux's receive-buffer autotuning (tcp/rcv_autotune.rs): each data
     /// segment that grows its window threshold is acknowledged at once (`tcp_grow_window()`),
@@ -337,8 +338,9 @@ impl StackProfile {
         name: "linux",
         // 2: HyStart for CUBIC. 3: RACK-TLP. 4: Linux's BIC. 5: Linux's CUBIC. 6: Linux's
         // CUBIC and BIC under an add-on too. 7: the congestion control's RTT is Linux's ca_rtt.
-        // 8: Linux's Vegas (its decision in whole packets and microseconds).
-        version: 8,
+        // 8: Linux's Vegas (its decision in whole packets and microseconds). 9: receive-buffer
+        // autotuning with its quick ACKs, and 16 quick ACKs at the first segment.
+        version: 9,
         overhead_version: 0,
         init_cwnd: 10.0,
         timestamps: true,
@@ -358,8 +360,8 @@ impl StackProfile {
         prr: true,
         delayed_ack: true,
         delack_timeout_ms: 40,
-        quickacks: 5,
-        rcv_autotune: false,
+        quickacks: 16,
+        rcv_autotune: true,
         cc_variants: &[("bic", "bic-linux"), ("cubic", "cubic-linux"), ("vegas", "vegas-linux")],
         syn_full_size: false,
         sack_flavour: SackFlavour::Rfc6675,
