@@ -1,10 +1,12 @@
-"""Evidence for docs/fidelity.md: what the `linux` profile's rows of the ns-3 matrix would become
-with Linux's receive-buffer autotuning (`rcv_autotune = true`, tcp/rcv_autotune.rs) and the
-kernel's 16 first quick ACKs, were the profile to take them. cclab's side only, the matrix's
-three seeds, beside ns-3's means and ranges as docs/fidelity-ns3/matrix.csv recorded them
-(ns-3's side does not depend on the fields). The profile as it is runs too, and the script
-first checks that it gives the matrix's own cclab values, so that the two columns are judged
-alike.
+"""Evidence for docs/fidelity.md ("After the `linux` profile's version 9"): the `linux` profile's
+rows of the ns-3 matrix at version 8 (no receive-buffer autotuning, 5 first quick ACKs) and at
+version 9 (Linux's receive-buffer autotuning, `rcv_autotune`, tcp/rcv_autotune.rs, and the
+kernel's 16 first quick ACKs). cclab's side only, the matrix's three seeds, beside ns-3's means
+and ranges as docs/fidelity-ns3/matrix.csv recorded them (ns-3's side does not depend on the
+fields). Version 8 is version 9 with the two fields set back. The script first checks that the
+profile as it is gives the matrix's own cclab values, so that both columns are judged alike.
+Written before the switch, as a screen of what it would do; `means` also serves
+../rerun_cclab_side.py.
 
     PYTHONPATH=python python docs/fidelity-ns3/evidence/rcv_autotune_screen.py
 
@@ -28,7 +30,8 @@ from cclab.run import run_built
 from cclab.scenario import _to_json, load_scenario
 
 ROOT = Path(__file__).resolve().parents[3]
-VARIANTS = {"as is": {}, "rcv_autotune, quickacks = 16": {"rcv_autotune": True, "quickacks": 16}}
+AS_IS = "version 9 (the profile as is)"
+VARIANTS = {"version 8": {"rcv_autotune": False, "quickacks": 5}, AS_IS: {}}
 
 
 def means(sc: dict, seeds: int) -> dict:
@@ -63,7 +66,7 @@ def main() -> None:
                              "recorded": r.cclab, "ns3": r.ns3,
                              "agrees": agrees(a, r.ns3, (r.peer_min, r.peer_max), TOLERANCE[r.kind])})
     d = pd.DataFrame(rows)
-    asis = d[d["variant"] == "as is"]
+    asis = d[d["variant"] == AS_IS]
     # matrix.csv keeps its floats to 15-17 digits: equal to nine.
     same = int(((asis["cclab"] - asis["recorded"]).abs() <= 1e-9 * asis["recorded"].abs()).sum())
     print(f"the profile as is gives the matrix's recorded cclab value (to nine digits) in {same} of {len(asis)} metrics\n")
@@ -75,8 +78,8 @@ def main() -> None:
                   for k in ("steady state", "start-up")]
         print(f"| {v} | {' | '.join(counts)} |")
     key = ["scenario", "metric"]
-    j = asis.merge(d[d["variant"] != "as is"], on=key, suffixes=("", "_new"))
-    print("\n| scenario | metric | as is | with the fields | ns-3 | agrees as is | agrees with |")
+    j = d[d["variant"] == "version 8"].merge(asis, on=key, suffixes=("", "_new"))
+    print("\n| scenario | metric | version 8 | version 9 | ns-3 | agrees at 8 | agrees at 9 |")
     print("|---|---|---:|---:|---:|---|---|")
     for r in j[j["agrees"] != j["agrees_new"]].itertuples(index=False):
         print(f"| {r.scenario} | {r.metric} | {r.cclab:.4g} | {r.cclab_new:.4g} | {r.ns3:.4g} | {r.agrees} | "
