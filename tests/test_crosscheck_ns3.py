@@ -368,8 +368,11 @@ def test_a_udp_source_takes_the_same_share_of_the_link_in_both():
 def test_a_window_limited_flow_gets_the_same_goodput_in_both(size):
     # One flow held to 10 packets by its receiver window on an idle 10 Mbit/s path: 10 packets
     # per round trip in any correct simulator. A wrong delay, rate, payload or window in the
-    # translation moves one side only.
-    sc = scenario(count=1, rwnd=10, packet_size=size)
+    # translation moves one side only. Every segment is ACKed: with delayed ACKs the window's
+    # last odd segment may wait for the ACK timer each round, by where the first ACKs left the
+    # phase, and the linux profile's first quick ACKs (16) and receive-buffer autotuning leave
+    # it even where ns-3's receiver, which has neither, leaves it odd (1.92 against 1.755 Mbit/s).
+    sc = scenario(count=1, rwnd=10, packet_size=size, delayed_ack=False)
     sc["warmup"] = "1s"
     t = crosscheck(sc, "ns3", seeds=1).table().set_index("metric")
     gp = t.loc["goodput, all flows (Mbit/s)"]
