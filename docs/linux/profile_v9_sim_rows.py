@@ -110,10 +110,14 @@ def rtt_fairness() -> None:
         for k in cols[8]:
             print(f"| {k} | {cols[8][k]:.4g} | {cols[9][k]:.4g} |")
         # The table's one run is seed 1; the "Misses" note spreads the 120 ms flow over seeds 1-10.
-        for v in (8, 9):
-            sc = at(sim_scenario(dict(load_scenario(path)))[0], v)
+        # For Reno also each of the two fields alone (which of them moves the split).
+        base = sim_scenario(dict(load_scenario(path)))[0]
+        alone = [("v8 with rcv_autotune", {"rcv_autotune": True, "quickacks": 5}),
+                 ("v8 with quickacks = 16", {"rcv_autotune": False, "quickacks": 16})] if name == "reno" else []
+        for label, fields in [("v8", V8)] + alone + [("v9", {})]:
+            sc = dict(base, flows=[dict(g, **fields) for g in base["flows"]])
             g = [float(run_seed(sc, s).flows.goodput_bps.iloc[1]) / 1e6 for s in range(1, 11)]
-            print(f"\n{name}, v{v}: 120 ms flow over seeds 1-10: mean {st.mean(g):.1f} ({min(g):.1f}-{max(g):.1f}) Mbit/s")
+            print(f"\n{name}, {label}: 120 ms flow over seeds 1-10: mean {st.mean(g):.1f} ({min(g):.1f}-{max(g):.1f}) Mbit/s")
 
 if __name__ == "__main__":
     main()
