@@ -333,6 +333,10 @@ def test_matrix_verdicts_follow_the_bar_of_each_kind_of_metric():
     # Zeros: both, or not at all.
     assert agrees(0.0, 0.0, (0.0, 0.0), 0.2) and not agrees(3.0, 0.0, (0.0, 0.0), 0.2)
     assert not agrees(0.0, 3.0, (3.0, 3.0), 0.2)
+    # A Python bool from numpy means too: a column mixing numpy's bools with Python's sums wrongly.
+    import numpy as np
+    assert all(type(agrees(np.float64(a), np.float64(100.0), (np.float64(90.0), np.float64(95.0)), 0.05)) is bool
+               for a in (0.0, 91.0, 104.0, 120.0))
     sc = scenario()
     sc["flows"].append(dict(sc["flows"][0], name="b", stack="linux"))
     assert [g["stack"] for g in with_stack(sc, "cclab")["flows"]] == ["cclab", "cclab"]

@@ -5,8 +5,8 @@ kernel's 16 first quick ACKs). cclab's side only, the matrix's three seeds, besi
 and ranges as docs/fidelity-ns3/matrix.csv recorded them (ns-3's side does not depend on the
 fields). Version 8 is version 9 with the two fields set back. The script first checks that the
 profile as it is gives the matrix's own cclab values, so that both columns are judged alike.
-Written before the switch, as a screen of what it would do; `means` also serves
-../rerun_cclab_side.py.
+Written before the switch, as a screen of what it would do; cclab's side is computed as
+../rerun_cclab_side.py computes it.
 
     PYTHONPATH=python python docs/fidelity-ns3/evidence/rcv_autotune_screen.py
 
@@ -17,36 +17,20 @@ a value moved by more than 1 %.
 from __future__ import annotations
 
 import copy
-import json
+import sys
 from pathlib import Path
 
 import pandas as pd
 
-from cclab import _core
-from cclab.crosscheck import _cclab_metrics, _marked
 from cclab.crosscheck.matrix import TOLERANCE, agrees, with_stack
-from cclab.crosscheck.network import monitored
-from cclab.run import run_built
-from cclab.scenario import _to_json, load_scenario
+from cclab.scenario import load_scenario
 
 ROOT = Path(__file__).resolve().parents[3]
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from rerun_cclab_side import means  # noqa: E402
+
 AS_IS = "version 9 (the profile as is)"
 VARIANTS = {"version 8": {"rcv_autotune": False, "quickacks": 5}, AS_IS: {}}
-
-
-def means(sc: dict, seeds: int) -> dict:
-    """The matrix's cclab metrics of `sc`, means over seeds 1..`seeds`."""
-    vals: dict = {}
-    for seed in range(1, seeds + 1):
-        sim = _core.Sim(_to_json(sc), seed)
-        net = json.loads(sim.network())
-        res = run_built(sim, seed)
-        mon = monitored(net)
-        # Marks are a metric where the queue marks: the peer's side would list them.
-        marked = _marked(net, mon, {"E": {"marks": {i: 0 for i in mon}}})
-        for k, v in _cclab_metrics(res, net, mon, sim.duration, float(net["warmup_s"]), marked).items():
-            vals.setdefault(k, []).append(v)
-    return {k: sum(v) / len(v) for k, v in vals.items()}
 
 
 def main() -> None:

@@ -59,8 +59,7 @@ class Crosscheck:
         rows = []
         for m in order:
             a, b = mean.loc[m, "cclab"], mean.loc[m, self.peer]
-            rel = (a - b) / b if b else (0.0 if a == b else math.inf)
-            rows.append({"metric": m, "cclab": a, self.peer: b, "rel_diff": rel,
+            rows.append({"metric": m, "cclab": a, self.peer: b, "rel_diff": rel_diff(a, b),
                          "cclab_range": (lo.loc[m, "cclab"], hi.loc[m, "cclab"]),
                          f"{self.peer}_range": (lo.loc[m, self.peer], hi.loc[m, self.peer])})
         return pd.DataFrame(rows)
@@ -76,6 +75,11 @@ class Crosscheck:
             lines.append(f"| {r.metric} | {_fmt(r.cclab, r.cclab_range)} | "
                          f"{_fmt(getattr(r, self.peer), getattr(r, self.peer + '_range'))} | {diff} |")
         return "\n".join(lines) + "\n"
+
+
+def rel_diff(cclab: float, peer: float) -> float:
+    """(cclab - peer) / peer; 0 for two zeros, infinite against a zero."""
+    return (cclab - peer) / peer if peer else (0.0 if cclab == peer else math.inf)
 
 
 def _fmt(v: float, rng: tuple) -> str:

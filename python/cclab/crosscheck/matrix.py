@@ -31,12 +31,14 @@ def kind(metric: str) -> str:
 
 
 def agrees(cclab: float, peer: float, peer_range: Tuple[float, float], tol: float) -> bool:
-    """Whether cclab's mean agrees with the peer's (see the module doc)."""
+    """Whether cclab's mean agrees with the peer's (see the module doc). A Python bool whatever
+    the inputs: numpy's bool sums as a logical or in a column of mixed objects, so a verdict set
+    into a read-back matrix would count every agreement as one."""
     if peer == 0 or cclab == 0:
-        return cclab == peer
+        return bool(cclab == peer)
     if peer_range[0] <= cclab <= peer_range[1] and peer_range[0] != peer_range[1]:
         return True
-    return abs(cclab - peer) / abs(peer) <= tol
+    return bool(abs(cclab - peer) / abs(peer) <= tol)
 
 
 def with_stack(sc: Dict[str, Any], stack: str) -> Dict[str, Any]:

@@ -63,10 +63,11 @@ data, not code. What ns-3 counts or builds differently is said here and beside t
   granularity 1 ms (cclab's too). Limited transmit follows the profile (cclab: off).
 - **Not in ns-3:** the ``linux`` profile's quick-ACK mode (its first ``quickacks`` segments
   ACKed one by one; ns-3 delays from the first) and its receive-buffer autotuning
-  (``rcv_autotune``: a segment that grows the receiver's window is ACKed at once), its RTO estimator (Linux puts the minimum
-  RTO on the variance term, ns-3's ``MinRto`` bounds the whole timeout, RFC 6298) and its
-  RACK-TLP loss detection (``loss_detection = "rack-tlp"``; ns-3.44's SACK sender marks
-  losses by RFC 6675's ``IsLost`` and probes no tail): the flow is translated with RFC 6675's.
+  (``rcv_autotune``: a segment that grows the receiver's window is ACKed at once), its RTO
+  estimator (Linux puts the minimum RTO on the variance term, ns-3's ``MinRto`` bounds the
+  whole timeout, RFC 6298) and its RACK-TLP loss detection (``loss_detection = "rack-tlp"``;
+  ns-3.44's SACK sender marks losses by RFC 6675's ``IsLost`` and probes no tail): the flow is
+  translated with RFC 6675's.
 """
 
 from __future__ import annotations
