@@ -7,7 +7,10 @@ and whether every build's results are the same bits as the first's.
     python benches/ab_builds.py --rounds 3 before=/tmp/dump_before after=target/release/examples/dump_results \\
         -- B1 B2 B3 B4 scenarios/single-reno.toml
 
-A scenario is a case of cclab.bench (B1...B5) or a scenario file. Nothing here is a test:
+A build is a `dump_results` binary or a Python interpreter (its name starts with "python") with
+cclab installed: then the run goes through the extension module, is timed alone, and its result
+tables are compared (as a SHA-256 of their CSV). A scenario is a case of cclab.bench (B1...B5) or
+a scenario file. Nothing here is a test:
 the figures are the machine's of the moment (docs/benchmarks.md).
 """
 from __future__ import annotations
@@ -35,16 +38,36 @@ def _scenario_file(name: str, tmp: Path) -> Path:
     return p
 
 
+#: Run by a Python interpreter given as a build (an installed cclab: `pip install .`, or
+#: tools/pgo_build.py): times the run alone, without the interpreter's start and imports.
+_PY_RUN = """
+import hashlib, json, resource, sys, time, cclab
+sc = json.load(open(sys.argv[1])) if sys.argv[1].endswith(".json") else sys.argv[1]
+u0, t0 = resource.getrusage(resource.RUSAGE_SELF).ru_utime, time.perf_counter()
+r = cclab.run(sc)
+u1, t1 = resource.getrusage(resource.RUSAGE_SELF).ru_utime, time.perf_counter()
+h = hashlib.sha256()
+for t in (r.flows, r.queues, r.links, r.timeseries()):
+    h.update(t.to_csv().encode())
+print(h.hexdigest())
+print("user_s", u1 - u0, "delivered_pkts_per_s", int(r.flows["delivered_pkts"].sum()) / (t1 - t0), file=sys.stderr)
+"""
+
+
 def _once(binary: str, scenario: Path) -> tuple[float, float, bytes]:
     """User seconds, delivered packets per wall second, and the results' dump of one run."""
+    python = Path(binary).name.startswith("python")
+    cmd = [binary, "-c", _PY_RUN, str(scenario)] if python else [binary, str(scenario)]
     before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_utime
-    p = subprocess.run([binary, str(scenario)], capture_output=True, check=False)
+    p = subprocess.run(cmd, capture_output=True, check=False)
     user = resource.getrusage(resource.RUSAGE_CHILDREN).ru_utime - before
     if p.returncode != 0:
         sys.exit(f"error: {binary} {scenario}: {p.stderr.decode(errors='replace').strip()}")
     # dump_results prints its timing on stderr: "wall_s ... delivered_pkts_per_s N".
     words = p.stderr.decode().split()
     rate = float(words[words.index("delivered_pkts_per_s") + 1])
+    if python:
+        user = float(words[words.index("user_s") + 1])
     return user, rate, p.stdout
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+from pathlib import Path
 
 from typer.testing import CliRunner
 
@@ -59,3 +60,12 @@ def test_ns3_auto_compiles_the_shipped_program_and_runs_the_same_case(monkeypatc
     # One NewReno flow for 2 s on 100 Mbit/s: a few thousand packets, the link partly used.
     assert 1_000 < n["delivered_pkts"] < 2 * 100e6 / 8 / 1500 * 2
     assert 0 < n["utilization"] <= 1
+
+
+def test_reproduction_benchmark_files_are_valid_paper_stack_runs():
+    # scenarios/bench/: the reproduction's heaviest kinds of run (docs/benchmarks.md), each under ns-2's stack.
+    files = sorted((Path(__file__).resolve().parents[1] / "scenarios" / "bench").glob("*.toml"))
+    assert [f.stem for f in files] == ["p002-fig6-8-hstcp", "p004-table5-ared", "p004-table6-gared"]
+    for f in files:
+        cclab.check(f)
+        assert {g["stack"] for g in cclab.load_scenario(f)["flows"]} == {"ns2"}
