@@ -196,6 +196,13 @@ def test_xcp_without_its_router_is_warned_about():
                                                                     "topology.bottleneck.queue": "xcp"}))])
 
 
+def test_bbr_without_sack_is_warned_about_and_with_sack_or_for_newreno_it_is_not():
+    assert "flows[0].recovery" in [f for f, _ in advice_of(tiny(**{"flows[0].cc": "bbr", "flows[0].recovery": "newreno"}))]
+    assert "flows[0].recovery" in [f for f, _ in advice_of(tiny(**{"flows[0].cc": "bbr3", "flows[0].recovery": "reno"}))]
+    assert "flows[0].recovery" not in [f for f, _ in advice_of(tiny(**{"flows[0].cc": "bbr", "flows[0].recovery": "sack"}))]
+    assert "flows[0].recovery" not in [f for f, _ in advice_of(tiny(**{"flows[0].cc": "newreno", "flows[0].recovery": "newreno"}))]
+
+
 def test_a_sample_interval_under_the_rtt_and_a_run_too_short_for_slow_start_are_warned_about():
     assert [f for f, _ in advice_of(TINY)] == []
     fields = [f for f, _ in advice_of(tiny(sample_interval="5ms"))]

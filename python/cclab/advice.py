@@ -9,6 +9,7 @@ print them as ``warning: <field>: <message>`` lines.
 - ``cc = "xcp"`` with no XCP router on the flow's path: its window then never changes.
 - A ``sample_interval`` shorter than the shortest round trip: each sample's goodput is a
   fraction of a window's burst, and the series swings between 0 and several times the rate.
+- BBR with NewReno or Reno recovery (no SACK): it can stay in a loop of spurious recoveries.
 - A run too short for slow start: a flow needs about log2(BDP / initial window) round trips
   to fill the path; a run that ends first measures only the start-up.
 """
@@ -61,6 +62,15 @@ def advice(net: Mapping[str, Any], scenario: Mapping[str, Any], bdp_pkts: Option
                 out.append((f"flows[{groups.index(f['group'])}].cc",
                             "xcp with no XCP router (queue = \"xcp\") in the topology: the window never changes"))
                 break
+    for f in flows:
+        if str(f.get("cc_built", "")).startswith("bbr") and f.get("recovery") in ("reno", "newreno"):
+            out.append((f"flows[{groups.index(f['group'])}].recovery",
+                        f"{f['recovery']} (no SACK) with {f['cc_built']}: BBR does not slow down after a fast "
+                        "retransmit, so in the recovery's partial ACKs each resends a segment still in flight, their "
+                        "duplicates bring duplicate ACKs and another fast retransmit, and the flow can stay in "
+                        "recovery for good (docs/algorithms/bbr.md); Linux and ns-3 run BBR with SACK: "
+                        "recovery = \"sack\""))
+            break
     rtts = [_rtt_s(net, f) for f in flows]
     interval = scenario.get("sample_interval")
     if interval and rtts:
