@@ -13,8 +13,9 @@ Three steps, about six minutes on two cores:
 The results are the same bits as the plain build's: the optimizer lays code out and inlines by
 the counts, it does not reorder floating-point arithmetic (checked: docs/benchmarks.md, "A build
 optimized from a profile"). The run cache keys on the core's result version, not on the build,
-so finished runs stay valid. `llvm-profdata` must be of the LLVM that rustc is built on
-(`rustc -vV`): `rustup component add llvm-tools` provides it.
+so finished runs stay valid. It replaces an editable install (`pip install -e .`) with a
+regular one, as `pip install .` would; `pip install -e .` goes back. `llvm-profdata` must be of
+the LLVM that rustc is built on (`rustc -vV`): `rustup component add llvm-tools` provides it.
 """
 
 from __future__ import annotations
