@@ -38,6 +38,14 @@ def test_benchmarks_match_the_design_table():
     assert bench.CASES["B4"].scenario["topology"]["bottleneck"]["queue"] == "ared"
 
 
+def test_bench_names_the_kind_of_build_it_measures():
+    # "profiled" only from tools/pgo_build.py; the test suite's own build (pip install .) is plain.
+    assert cclab._core.BUILD in ("plain", "profiled", "instrumented")
+    res = CliRunner().invoke(app, ["bench", "B1", "--quick"])
+    assert res.exit_code == 0, res.output
+    assert f"({cclab._core.BUILD} build)" in res.output.splitlines()[0]
+
+
 def test_unknown_case_is_one_line_and_exit_2():
     res = CliRunner().invoke(app, ["bench", "B9"])
     assert res.exit_code == 2

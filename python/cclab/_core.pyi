@@ -10,6 +10,8 @@ import numpy as np
 import numpy.typing as npt
 
 __version__: str
+#: "plain", "profiled" (compiled from a profile of cclab's runs: tools/pgo_build.py) or "instrumented".
+BUILD: str
 
 Column = Union[npt.NDArray[np.float64], npt.NDArray[np.uint64], list[str]]
 """One result column: f64 or u64 numpy array, or a list of str."""

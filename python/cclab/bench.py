@@ -237,6 +237,7 @@ def machine() -> dict[str, Any]:
         "cpu": platform.processor() or platform.machine(),
         "cores": os.cpu_count(),
         "cclab": _core.__version__,
+        "build": _core.BUILD,
     }
 
 

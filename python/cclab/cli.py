@@ -419,7 +419,8 @@ def bench(
                  "wheel and g++ installed (pip install ns3==3.44.post0) to compile cclab's bench_ns3.cc")
     con = Console(highlight=False, width=max(_stdout().width, 150))
     m = b.machine()
-    con.print(f"machine: {m['platform']}, {m['cores']} cores, Python {m['python']}, cclab {m['cclab']}")
+    con.print(f"machine: {m['platform']}, {m['cores']} cores, Python {m['python']}, cclab {m['cclab']} "
+              f"({m['build']} build)")
     for k in keys:
         con.print(f"  {k}: {b.CASES[k].title}")
     t = Table(title="cclab bench" + (" (--quick: 2 s simulated)" if quick else ""), title_justify="left")

@@ -529,5 +529,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(quantity, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("RESULT_VERSION", cclab_sim::RESULT_VERSION)?;
+    // "plain", "profiled" (built from a profile: tools/pgo_build.py) or "instrumented" (build.rs).
+    m.add("BUILD", env!("CCLAB_BUILD_KIND"))?;
     Ok(())
 }
