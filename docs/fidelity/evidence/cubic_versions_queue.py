@@ -2,7 +2,8 @@
 the bottleneck's mean queue over [warmup, end] of ten seeds with cclab's `cubic` (RFC 9438, the
 matrix's) and with `cubic-linux` with HyStart off (today's Linux CUBIC, whose per-ACK growth,
 whole-packet windows and Reno estimate are those of ns-2.35's Agent/TCP/Linux CUBIC, Linux
-2.6.22's, which has no HyStart), beside ns-2's mean and range from docs/fidelity/matrix.csv.
+2.6.22's, which has no HyStart), then with 2.6.22's floor of 1 on `cnt` (`cnt_floor = 1`),
+beside ns-2's mean and range from docs/fidelity/matrix.csv.
 Agent/TCP/Linux cannot run today's CUBIC, and the cross-check refuses `cubic-linux` for ns-2,
 so this compares cclab's two runs with ns-2's recorded one.
 
@@ -43,6 +44,6 @@ with open(HERE / "docs" / "fidelity" / "matrix.csv") as f:
 print(f"{NAME}, {METRIC}, seeds {seeds.start}-{seeds.stop - 1}: mean (min-max)")
 print(f"ns-2 Agent/TCP/Linux CUBIC (matrix.csv): {float(row['ns2']):.1f} "
       f"({float(row['peer_min']):.1f}-{float(row['peer_max']):.1f})")
-for cc, params in (("cubic", None), ("cubic-linux", {"hystart": 0})):
+for cc, params in (("cubic", None), ("cubic-linux", {"hystart": 0}), ("cubic-linux", {"hystart": 0, "cnt_floor": 1})):
     m, lo, hi = mean_queue(cc, params)
     print(f"cclab ns2 profile, {cc}{' ' + str(params) if params else ''}: {m:.1f} ({lo:.1f}-{hi:.1f})")

@@ -42,6 +42,7 @@
 //! | `fast_convergence` | 1: on, 0: off | 1 | 0 or 1 |
 //! | `tcp_friendliness` | 1: the Reno estimate bounds `cnt`, 0: off | 1 | 0 or 1 |
 //! | `hystart` | 1: HyStart ends slow start, 0: off | 1 | 0 or 1 |
+//! | `cnt_floor` | the least `cnt`: 2 (today's kernel), 1 (2.6.22's, ns-2.35's) | 2 | 1 or 2 |
 
 use super::hystart::HyStart;
 use super::{AckSample, CaState, CongControl, CongestionControl, ParamError, ParamReader, Params, SenderView};
@@ -63,11 +64,21 @@ pub struct CubicLinuxConfig {
     pub fast_convergence: bool,
     pub tcp_friendliness: bool,
     pub hystart: bool,
+    /// The least `cnt`: 2 since Linux 3.x (growth at most 1.5 times a round trip), 1 in Linux
+    /// 2.6.22, ns-2.35's Agent/TCP/Linux (`tcp/linux/src/tcp_cubic.c` has no floor but 1).
+    pub cnt_floor: u64,
 }
 
 impl Default for CubicLinuxConfig {
     fn default() -> Self {
-        CubicLinuxConfig { beta: 717, bic_scale: 41, fast_convergence: true, tcp_friendliness: true, hystart: true }
+        CubicLinuxConfig {
+            beta: 717,
+            bic_scale: 41,
+            fast_convergence: true,
+            tcp_friendliness: true,
+            hystart: true,
+            cnt_floor: 2,
+        }
     }
 }
 
@@ -156,7 +167,7 @@ impl CubicLinux {
             self.cnt = self.curve_cnt(w, acked, j);
         }
         self.friendliness(w);
-        self.cnt = self.cnt.max(2);
+        self.cnt = self.cnt.max(self.cfg.cnt_floor);
     }
 
     /// The cubic part of `cnt` (starting an epoch if none is running).
@@ -219,6 +230,7 @@ pub fn build(p: &Params) -> Result<Box<dyn CongestionControl>, ParamError> {
         fast_convergence: r.get_flag("fast_convergence", d.fast_convergence)?,
         tcp_friendliness: r.get_flag("tcp_friendliness", d.tcp_friendliness)?,
         hystart: r.get_flag("hystart", d.hystart)?,
+        cnt_floor: r.get_int("cnt_floor", d.cnt_floor as u32, 1, 2)? as u64,
     };
     r.finish()?;
     Ok(Box::new(CubicLinux::new(cfg)))
@@ -288,6 +300,7 @@ impl CongestionControl for CubicLinux {
             ("fast_convergence", c.fast_convergence as u8 as f64),
             ("tcp_friendliness", c.tcp_friendliness as u8 as f64),
             ("hystart", c.hystart as u8 as f64),
+            ("cnt_floor", c.cnt_floor as f64),
         ]
     }
 }

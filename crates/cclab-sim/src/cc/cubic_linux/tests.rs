@@ -142,4 +142,20 @@ fn parameters_are_whole_numbers_in_range() {
     assert_eq!(build(&p).err().unwrap().param, "bic_scale");
     p.insert("bic_scale".into(), 41.0);
     assert!(build(&p).is_ok());
+    p.insert("cnt_floor".into(), 3.0);
+    assert_eq!(build(&p).err().unwrap().param, "cnt_floor");
+}
+
+#[test]
+fn far_below_the_curve_the_floor_of_cnt_sets_the_growth_per_round() {
+    // A loss at 1000, then a window of 100 whose epoch starts at 0: near K (13 s) the target is
+    // about 1000, ten times the window. With today's floor of 2 a round of 100 ACKs gives +50;
+    // with 2.6.22's (ns-2.35's) floor of 1, +100.
+    for (floor, want) in [(2, 150.0), (1, 200.0)] {
+        let (mut c, _) = after_loss(CubicLinuxConfig { cnt_floor: floor, ..Default::default() }, 1000.0, 100);
+        c.cong_avoid(&at(0, 100.0, 100.0), 1);
+        let w = rounds(&mut c, 100.0, 100.0, 13_000, 100, 1)[0];
+        assert_eq!(c.cnt(), floor);
+        assert!((w - want).abs() <= 2.0, "floor {floor}: {w}");
+    }
 }
