@@ -6,8 +6,8 @@ Rust core optimized from a profile of its own runs (profile-guided optimization,
 Three steps, about six minutes on two cores:
 1. an instrumented build (`RUSTFLAGS=-Cprofile-generate=DIR pip install .`);
 2. training: that build runs B1-B5 of `cclab bench` and one run of every experiment of the
-   papers (each under its paper's stack, shortened to `TRAIN_SECONDS`), each in a fresh process,
-   which writes its counts on exit; `llvm-profdata merge` adds them up;
+   papers (each under its paper's stack, shortened to `TRAIN_SECONDS`) in a process of its own,
+   which writes its counts on exit; `llvm-profdata merge` turns them into a profile;
 3. the optimized build (`RUSTFLAGS=-Cprofile-use=FILE pip install .`).
 
 The results are the same bits as the plain build's: the optimizer lays code out and inlines by
@@ -21,7 +21,6 @@ the LLVM that rustc is built on (`rustc -vV`): `rustup component add llvm-tools`
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import re
 import shutil
@@ -58,9 +57,10 @@ def find_profdata(major: int, candidates: List[str]) -> Optional[str]:
     return None
 
 
-def _candidates(major: int) -> List[str]:
+def _candidates(major: int, rustc_vv: str) -> List[str]:
+    """rustup's llvm-tools of this toolchain, then the system's."""
     sysroot = subprocess.run(["rustc", "--print", "sysroot"], capture_output=True, text=True, check=True).stdout.strip()
-    host = re.search(r"host:\s*(\S+)", subprocess.run(["rustc", "-vV"], capture_output=True, text=True).stdout)
+    host = re.search(r"host:\s*(\S+)", rustc_vv)
     rustup = [str(Path(sysroot) / "lib" / "rustlib" / host.group(1) / "bin" / "llvm-profdata")] if host else []
     return rustup + [f"llvm-profdata-{major}", "llvm-profdata"]
 
@@ -77,14 +77,6 @@ def _pip_install(rustflags: str, target: str) -> None:
     env.setdefault("CARGO_PROFILE_RELEASE_CODEGEN_UNITS", "1")
     subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--force-reinstall", "--no-deps", str(ROOT)],
                    env=env, check=True)
-
-
-#: Run by the instrumented build, one process per scenario (its counts are written at exit).
-_TRAIN_ONE = """
-import json, sys, cclab
-s = json.loads(sys.argv[1])
-cclab.run(s, seed=int(sys.argv[2]))
-"""
 
 
 def training_runs(seconds: int = TRAIN_SECONDS) -> List[Tuple[Dict[str, Any], int]]:
@@ -111,35 +103,48 @@ def training_runs(seconds: int = TRAIN_SECONDS) -> List[Tuple[Dict[str, Any], in
     return out
 
 
-def train(profile_dir: Path) -> tuple[int, int]:
-    """Runs the training scenarios with the instrumented build; returns how many ran, of how many."""
-    env = dict(os.environ, LLVM_PROFILE_FILE=str(profile_dir / "cclab-%p-%m.profraw"))
-    # Listed by the installed (instrumented) cclab, in a process of its own like each run.
-    listing = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--list-training"], capture_output=True, text=True,
-                             check=True, cwd=tempfile.gettempdir()).stdout
-    runs = json.loads(listing)
+def train_here() -> Tuple[int, int]:
+    """Runs every training run in this process (the instrumented build writes its counts when
+    the process exits); returns how many ran, of how many."""
+    import warnings
+
+    import cclab
+
+    warnings.simplefilter("ignore")  # the experiments' own advice, not the training's concern
+    runs = training_runs()
     done = 0
     for scenario, seed in runs:
-        p = subprocess.run([sys.executable, "-c", _TRAIN_ONE, json.dumps(scenario), str(seed)], env=env,
-                           capture_output=True, text=True, cwd=tempfile.gettempdir())
-        done += p.returncode == 0
+        try:
+            cclab.run(scenario, seed=seed)
+            done += 1
+        except Exception:  # a run that fails only trains less; the count says so
+            pass
     return done, len(runs)
+
+
+def train(profile_dir: Path) -> Tuple[int, int]:
+    """Runs the training with the instrumented build, in a process of its own."""
+    env = dict(os.environ, LLVM_PROFILE_FILE=str(profile_dir / "cclab-%p-%m.profraw"))
+    out = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--train"], env=env, capture_output=True,
+                         text=True, check=True, cwd=tempfile.gettempdir()).stdout.split()
+    return int(out[0]), int(out[1])
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--keep", metavar="DIR", help="keep the raw and merged profiles in DIR (default: a temporary one)")
-    ap.add_argument("--list-training", action="store_true", help="print the training runs as JSON and stop")
+    ap.add_argument("--train", action="store_true", help="run the training runs here and print: ran total")
     args = ap.parse_args()
-    if args.list_training:
-        print(json.dumps(training_runs()))
+    if args.train:
+        print(*train_here())
         return
     if shutil.which("rustc") is None:
         sys.exit("error: rustc: not found on PATH; accepted: a Rust toolchain (https://rustup.rs)")
-    major = llvm_major(subprocess.run(["rustc", "-vV"], capture_output=True, text=True).stdout)
+    rustc_vv = subprocess.run(["rustc", "-vV"], capture_output=True, text=True).stdout
+    major = llvm_major(rustc_vv)
     if major is None:
         sys.exit("error: rustc: `rustc -vV` names no LLVM version; accepted: a Rust toolchain on PATH")
-    profdata = find_profdata(major, _candidates(major))
+    profdata = find_profdata(major, _candidates(major, rustc_vv))
     if profdata is None:
         sys.exit(f"error: llvm-profdata: none of LLVM {major} (rustc's) found; accepted: "
                  f"`rustup component add llvm-tools`, or llvm-profdata-{major} on PATH")

@@ -42,8 +42,8 @@ def means(sc: dict, seeds: int) -> dict:
         net = json.loads(sim.network())
         res = run_built(sim, seed)
         mon = monitored(net)
-        # Marks are a metric where the queue marks: the peer's side would list them.
-        marked = _marked(net, mon, {"E": {"marks": {i: 0 for i in mon}}})
+        # Marks are a metric wherever the queue marks (ns-3 counts them at every such link).
+        marked = _marked(net, mon)
         for k, v in _cclab_metrics(res, net, mon, sim.duration, float(net["warmup_s"]), marked).items():
             vals.setdefault(k, []).append(v)
     return {k: sum(v) / len(v) for k, v in vals.items()}

@@ -24,7 +24,7 @@ import json
 import math
 import os
 from pathlib import Path
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Union
+from typing import Any, Collection, Dict, List, Mapping, Optional, Sequence, Union
 
 import pandas as pd
 
@@ -89,10 +89,12 @@ def _fmt(v: float, rng: tuple) -> str:
     return s
 
 
-def _marked(net: Mapping[str, Any], monitored: Sequence[int], got: Mapping[str, Any]) -> List[int]:
-    """The monitored links whose queue marks (``ecn`` on) and whose marks the peer counted."""
+def _marked(net: Mapping[str, Any], monitored: Sequence[int],
+            counted: Optional[Collection[int]] = None) -> List[int]:
+    """The monitored links whose queue marks (``ecn`` on) and, given ``counted``, whose marks the
+    peer counted (the links of its ``E`` record's ``marks``)."""
     return [i for i in monitored if (net["links"][i]["queue"] or {}).get("params", {}).get("ecn") == 1
-            and i in got["E"].get("marks", {})]
+            and (counted is None or i in counted)]
 
 
 def _cclab_metrics(res: Result, net: Mapping[str, Any], monitored: Sequence[int],
@@ -235,7 +237,7 @@ def crosscheck(scenario: Union[Mapping[str, Any], str], peer: str = "ns2", seeds
             (Path(keep) / f"{peer}-seed{s}{mod.SUFFIX}").write_text(tcl)
         res = run_built(sim, s)
         got = mod.run(tcl, timeout)
-        marked = _marked(net, monitored, got)
+        marked = _marked(net, monitored, got["E"].get("marks", {}))
         for sim_name, m in (("cclab", _cclab_metrics(res, net, monitored, duration, warmup, marked)),
                             (peer, _peer_metrics(mod, got, net, monitored, duration, warmup, marked))):
             rows += [{"seed": s, "sim": sim_name, "metric": k, "value": v} for k, v in m.items()]
